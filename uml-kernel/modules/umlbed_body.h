@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Shared body of the umlbed test modules: each includes this file after its
+ * MODULE_LICENSE() line, so the license is the only difference between them.
+ */
+#ifndef UMLBED_BODY_H
+#define UMLBED_BODY_H
+
+#include <linux/err.h>
+#include <linux/fs.h>
+#include <linux/init.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+
+static char *path;
+module_param(path, charp, 0444);
+MODULE_PARM_DESC(path, "File whose mappings are invalidated at load time (none: do nothing)");
+
+static unsigned long long offset;
+module_param(offset, ullong, 0444);
+MODULE_PARM_DESC(offset, "Byte offset of the hole (holebegin)");
+
+static unsigned long long length;
+module_param(length, ullong, 0444);
+MODULE_PARM_DESC(length, "Length of the hole in bytes (holelen)");
+
+/*
+ * One call of invalidate_mmap_range() at load time, so that a failed symbol
+ * resolution (GPL-only export, non-GPL module) refuses the whole module.
+ */
+static int __init umlbed_init(void)
+{
+	struct file *file;
+
+	if (!path || !*path) {
+		pr_info("loaded, no path given, nothing invalidated\n");
+		return 0;
+	}
+
+	file = filp_open(path, O_RDONLY, 0);
+	if (IS_ERR(file)) {
+		pr_err("cannot open %s: %ld\n", path, PTR_ERR(file));
+		return PTR_ERR(file);
+	}
+
+	invalidate_mmap_range(file->f_mapping, (loff_t)offset, (loff_t)length);
+	pr_info("invalidate_mmap_range(%s, %llu, %llu) done\n",
+		path, offset, length);
+
+	filp_close(file, NULL);
+	return 0;
+}
+
+/* Nothing to undo: the module keeps no state after init. */
+static void __exit umlbed_exit(void)
+{
+	pr_info("unloaded\n");
+}
+
+module_init(umlbed_init);
+module_exit(umlbed_exit);
+
+MODULE_AUTHOR("umlbed");
+
+#endif /* UMLBED_BODY_H */
