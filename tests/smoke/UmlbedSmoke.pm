@@ -1,0 +1,248 @@
+# Host side of the kernel smoke tests: finds kernels and modules, builds the init, boots UML with a timeout.
+package UmlbedSmoke;
+
+use strict;
+use warnings;
+
+use Cwd qw(abs_path);
+use Exporter qw(import);
+use Fcntl qw(F_GETFD F_SETFD FD_CLOEXEC);
+use File::Basename qw(dirname);
+use File::Copy qw(copy);
+use File::Temp qw(tempdir);
+use IO::Select;
+use POSIX qw(setpgid _exit WIFEXITED WEXITSTATUS WIFSIGNALED WTERMSIG);
+use Test::More;
+use Time::HiRes qw(time);
+
+our @EXPORT_OK = qw(variants kernel_path modules_dir workdir init_binary make_root boot_args boot relay_tap
+		    show_console proprietary_expectation);
+
+my $here = dirname(abs_path(__FILE__));
+our $REPO = abs_path("$here/../..");
+our $BUILD = $ENV{BUILD} // "$REPO/build";
+
+# Scales every timeout, for slow machines or kernels with heavy debugging options.
+our $TIMEOUT_SCALE = $ENV{UMLBED_TIMEOUT_SCALE} // 1;
+
+# The process group of the UML instance currently running, so a signal to the test can still kill it.
+my $live_pgid;
+
+sub _kill_live {
+	kill 'KILL', -$live_pgid if $live_pgid;
+	$live_pgid = undef;
+}
+
+# An interrupted test must not leave a UML instance or the temp folder behind: exit() runs File::Temp's cleanup.
+$SIG{$_} = sub { _kill_live(); exit 128 + 2 } for qw(INT TERM HUP PIPE);
+END { _kill_live() }
+
+sub variants {
+	return split ' ', ($ENV{UMLBED_VARIANTS} // 'full gpl-only');
+}
+
+# Environment names cannot hold '-': gpl-only is overridden by UMLBED_KERNEL_gpl_only.
+sub _env_name {
+	(my $name = shift) =~ s/[^A-Za-z0-9]/_/g;
+	return $name;
+}
+
+sub kernel_path {
+	my ($variant) = @_;
+	return $ENV{'UMLBED_KERNEL_' . _env_name($variant)} // "$BUILD/kernel/$variant/obj/linux";
+}
+
+sub modules_dir {
+	my ($variant) = @_;
+	return $ENV{'UMLBED_MODULES_' . _env_name($variant)} // "$BUILD/kernel/$variant/modules";
+}
+
+# Only the gpl-only variant keeps invalidate_mmap_range() GPL-only, so only there must the proprietary module fail.
+sub proprietary_expectation {
+	my ($variant) = @_;
+	return $variant eq 'gpl-only' ? 'refuse' : 'load';
+}
+
+# One temp folder per test file; removed at exit, also after a failure or a signal.
+sub workdir {
+	return tempdir('umlbed-smoke-XXXXXX', TMPDIR => 1, CLEANUP => 1);
+}
+
+# Uses UMLBED_SMOKE_INIT if set, else compiles init.c into the work folder with the project's flags.
+sub init_binary {
+	my ($work) = @_;
+	return $ENV{UMLBED_SMOKE_INIT} if $ENV{UMLBED_SMOKE_INIT};
+	my $cc = $ENV{CC} // 'cc';
+	my @cmd = ($cc, qw(-std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -static -o), "$work/init", "$here/init.c");
+	system(@cmd) == 0 or BAIL_OUT("cannot build the smoke init: @cmd");
+	return "$work/init";
+}
+
+# Makes a fresh hostfs root holding the init and the variant's modules. Returns the root's path.
+sub make_root {
+	my ($dir, $init, $variant) = @_;
+	my $root = "$dir/root";
+	for my $sub ($dir, "$dir/uml", "$dir/tmp", $root, "$root/dev", "$root/proc", "$root/sys") {
+		mkdir $sub or die "mkdir $sub: $!";
+	}
+	copy($init, "$root/init") or die "copy $init: $!";
+	chmod 0755, "$root/init";
+	my $mods = modules_dir($variant);
+	for my $ko (qw(umlbed_gpl.ko umlbed_proprietary.ko)) {
+		if (-f "$mods/$ko") {
+			copy("$mods/$ko", "$root/$ko") or die "copy $mods/$ko: $!";
+		} else {
+			diag("$mods/$ko is missing (make modules); the module tests will fail");
+		}
+	}
+	return $root;
+}
+
+# The kernel command line: hostfs root, console on fd 1, TAP on the serial line ssl0 (fd 3, no input).
+sub boot_args {
+	my ($dir, $variant, $umid) = @_;
+	return ('mem=64M', 'root=/dev/root', 'rootfstype=hostfs', "rootflags=$dir/root", 'rw', 'init=/init',
+		'con0=fd:0,fd:1', 'con=null', 'ssl=null', 'ssl0=null,fd:3', "uml_dir=$dir/uml", "umid=$umid",
+		"UMLBED_VARIANT=$variant", 'UMLBED_PROPRIETARY=' . proprietary_expectation($variant));
+}
+
+my $instances = 0;
+
+# Boots argv in its own process group with stdin /dev/null, stdout+stderr and fd 3 on pipes, all temp files in
+# $o{tmpdir}. Waits for both pipes to close or for the timeout, which kills the group. Returns a hash with console,
+# tap, status, timed_out, seconds and first_tap (seconds to the first byte on fd 3).
+sub boot {
+	my (%o) = @_;
+	my @argv = @{ $o{argv} };
+	my $timeout = ($o{timeout} // 60) * $TIMEOUT_SCALE;
+
+	# Pinning an instance to one CPU makes its page faults several times faster.
+	my $ncpu = `nproc 2>/dev/null` || 1;
+	chomp $ncpu;
+	my $cpu = $instances++ % $ncpu;
+	unshift @argv, 'taskset', '-c', $cpu if system('command -v taskset >/dev/null') == 0;
+
+	pipe(my $con_r, my $con_w) or die "pipe: $!";
+	pipe(my $tap_r, my $tap_w) or die "pipe: $!";
+	my $start = time;
+	my $pid = fork // die "fork: $!";
+	if ($pid == 0) {
+		setpgid(0, 0);
+		open(STDIN, '<', '/dev/null') or _exit(126);
+		POSIX::dup2(fileno($con_w), 1) // _exit(126);
+		POSIX::dup2(fileno($con_w), 2) // _exit(126);
+		if (fileno($tap_w) == 3) {
+			fcntl($tap_w, F_SETFD, 0) // _exit(126);
+		} else {
+			POSIX::dup2(fileno($tap_w), 3) // _exit(126);
+		}
+		$ENV{TMPDIR} = $o{tmpdir};
+		{ no warnings qw(exec); exec { $argv[0] } @argv; }
+		_exit(127);
+	}
+	# Both sides set the group, so it exists before either goes on.
+	setpgid($pid, $pid);
+	$live_pgid = $pid;
+	close $con_w;
+	close $tap_w;
+
+	my %r = (console => '', tap => '', timed_out => 0, first_tap => undef);
+	my $sel = IO::Select->new($con_r, $tap_r);
+	my $deadline = $start + $timeout;
+	while ($sel->count) {
+		my $left = $deadline - time;
+		if ($left <= 0) {
+			$r{timed_out} = 1;
+			last;
+		}
+		for my $fh ($sel->can_read($left)) {
+			my $n = sysread($fh, my $buf, 65536);
+			if (!$n) {
+				$sel->remove($fh);
+				next;
+			}
+			if ($fh == $tap_r) {
+				$r{first_tap} //= time - $start;
+				$r{tap} .= $buf;
+			} else {
+				$r{console} .= $buf;
+			}
+		}
+	}
+	# The pipes closed or time ran out: the process must end now, or the group is killed.
+	{
+		local $SIG{ALRM} = sub { $r{timed_out} = 1; kill 'KILL', -$pid };
+		kill 'KILL', -$pid if $r{timed_out};
+		alarm(int($deadline - time) + 2);
+		waitpid($pid, 0);
+		$r{status} = $?;
+		alarm(0);
+	}
+	$r{seconds} = time - $start;
+	# Helpers UML forked share the group; anything still in it is killed and reported.
+	$r{leftover} = kill(0, -$pid) ? 1 : 0;
+	kill 'KILL', -$pid if $r{leftover};
+	$live_pgid = undef;
+	close $con_r;
+	close $tap_r;
+	return \%r;
+}
+
+sub _status_text {
+	my ($status) = @_;
+	return 'no status' unless defined $status;
+	return 'exit ' . WEXITSTATUS($status) if WIFEXITED($status);
+	return 'signal ' . WTERMSIG($status) if WIFSIGNALED($status);
+	return "status $status";
+}
+
+sub show_console {
+	my ($r, $label) = @_;
+	diag("---- console of $label (" . _status_text($r->{status}) . ") ----");
+	diag($_) for split /\n/, $r->{console};
+	diag("---- TAP channel of $label ----");
+	diag($_) for split /\n/, $r->{tap};
+	diag("---- end of $label ----");
+}
+
+# Relays the guest's TAP as tests of the current (sub)test, then checks what only the host can see: a complete plan,
+# a clean power-off, no timeout, nothing left running, and no WARN/BUG/oops/panic in the kernel log.
+sub relay_tap {
+	my ($r, $label) = @_;
+	my ($plan, $count, $order_ok, $junk, $last_failed) = (undef, 0, 1, 0, 0);
+	for my $line (split /\r?\n/, $r->{tap}) {
+		if ($line =~ /^(not )?ok (\d+)(?: - (.*))?$/) {
+			$count++;
+			$order_ok = 0 if $2 != $count;
+			$last_failed = !ok(!$1, "$label: " . ($3 // "guest test $2"));
+		} elsif ($line =~ /^1\.\.(\d+)$/) {
+			$plan = $1;
+		} elsif ($line =~ /^# ?(.*)$/) {
+			# Guest diagnostics follow the test they explain: show those of failed tests.
+			if ($last_failed) {
+				diag("  $1");
+			} else {
+				note("  $1");
+			}
+		} elsif ($line ne '') {
+			$junk++;
+			diag("unexpected line on the TAP channel: $line");
+		}
+	}
+	ok(!$r->{timed_out}, "$label: finished within the timeout") or diag("killed after $r->{seconds} s");
+	ok(defined $plan, "$label: the guest printed its plan");
+	ok(defined $plan && $plan == $count && $order_ok, "$label: the guest ran all its planned tests in order")
+		or diag("plan " . ($plan // 'missing') . ", $count test lines");
+	ok(!$junk, "$label: nothing but TAP on the TAP channel");
+	ok(defined $r->{status} && WIFEXITED($r->{status}) && WEXITSTATUS($r->{status}) == 0,
+	   "$label: UML powered off cleanly") or diag(_status_text($r->{status}));
+	ok(!$r->{leftover}, "$label: no process of the instance left after it ended");
+	my @bad = grep { /^(?:WARNING:|BUG:|Kernel panic|Oops|general protection|.*\bcut here\b)/ }
+		split /\n/, $r->{console};
+	if (!ok(!@bad, "$label: no WARN, BUG, oops or panic in the kernel log")) {
+		diag("  $_") for @bad;
+	}
+	return;
+}
+
+1;
