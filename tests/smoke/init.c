@@ -50,6 +50,16 @@ static int umb_cmd_fd = -1;
 static int umb_reply_fd = -1;
 static pid_t umb_child = -1;
 
+/* What this init wrote to the trigger, to compare with the kernel's stats file. */
+struct umb_counts {
+	long calls;
+	long failures;
+	long seed_calls;
+	long unmap_calls;
+};
+
+static struct umb_counts umb_counts;
+
 static void umb_tap_vprint(const char *prefix, const char *fmt, va_list ap)
 {
 	char line[1024];
@@ -382,6 +392,7 @@ static ssize_t umb_trigger(const char *cmd)
 	if (fd < 0)
 		return -errno;
 	n = write(fd, text, len);
+	umb_counts.calls++;
 	if (n < 0)
 		n = -errno;
 	else if (n == len)
@@ -389,6 +400,8 @@ static ssize_t umb_trigger(const char *cmd)
 	else
 		n = -EIO;
 	close(fd);
+	if (n < 0)
+		umb_counts.failures++;
 	return n;
 }
 
@@ -408,9 +421,14 @@ static void umb_trigger_check(uint64_t offset, uint64_t length, const char *numf
 	snprintf(text, sizeof(text), "%s %s %s%s%s", umb_data_path, num[0], num[1], *words ? " " : "", words);
 	umb_fault_all(text);
 	n = umb_trigger(text);
-	/* The gdb test matches these lines with the breakpoint hits in invalidate_mmap_range(). */
-	if (!*words || strncmp(words, "seed", 4) == 0)
-		umb_tap_diag("umlbed-call %" PRIu64 " %" PRIu64, offset, length);
+	/* The gdb test matches these lines with the breakpoint hits in __invalidate_mmap_range(). */
+	if (!*words || strncmp(words, "seed", 4) == 0) {
+		umb_tap_diag("umlbed-call trigger %" PRIu64 " %" PRIu64, offset, length);
+		if (n == 0)
+			umb_counts.seed_calls++;
+	} else if (strncmp(words, "unmap", 5) == 0 && n == 0) {
+		umb_counts.unmap_calls++;
+	}
 	if (!umb_tap_ok(n == 0, "trigger accepts \"%s\"", text))
 		umb_tap_diag("write: %s", strerror((int)-n));
 	umb_check_pages(text, first, count);
@@ -424,8 +442,34 @@ static void umb_trigger_reject(const char *text, int want)
 		umb_tap_diag("write: %s", n < 0 ? strerror((int)-n) : "accepted");
 }
 
-static void umb_stats_show(void)
+/* Returns the value of NAME in the stats text, or -1. */
+static long umb_stats_value(const char *stats, const char *name)
 {
+	size_t len = strlen(name);
+
+	for (const char *line = stats; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
+		if (strncmp(line, name, len) == 0 && line[len] == ' ')
+			return strtol(line + len + 1, NULL, 10);
+	return -1;
+}
+
+/*
+ * Compares the stats file with what this init wrote. The last seed call covered file pages 9..10, which both views
+ * overlap in both processes: four VMAs visited, four zapped.
+ */
+static void umb_stats_check(void)
+{
+	const struct {
+		const char *name;
+		long want;
+	} expect[] = {
+		{ "calls", umb_counts.calls },
+		{ "failures", umb_counts.failures },
+		{ "seed_calls", umb_counts.seed_calls },
+		{ "unmap_calls", umb_counts.unmap_calls },
+		{ "last_seed_vmas_visited", 2 * UMB_VIEWS },
+		{ "last_seed_vmas_zapped", 2 * UMB_VIEWS },
+	};
 	char buf[1024];
 	ssize_t n = -1;
 	int fd;
@@ -435,11 +479,19 @@ static void umb_stats_show(void)
 		n = read(fd, buf, sizeof(buf) - 1);
 		close(fd);
 	}
-	if (!umb_tap_ok(n > 0, "stats is readable"))
-		return;
-	buf[n] = '\0';
-	for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"))
-		umb_tap_diag("stats: %s", line);
+	buf[n > 0 ? n : 0] = '\0';
+	for (char *line = buf; *line;) {
+		char *end = strchrnul(line, '\n');
+
+		umb_tap_diag("stats: %.*s", (int)(end - line), line);
+		line = *end ? end + 1 : end;
+	}
+	for (size_t i = 0; i < sizeof(expect) / sizeof(expect[0]); i++) {
+		long got = umb_stats_value(buf, expect[i].name);
+
+		if (!umb_tap_ok(got == expect[i].want, "stats: %s is %ld", expect[i].name, expect[i].want))
+			umb_tap_diag("stats says %ld", got);
+	}
 }
 
 static long umb_tainted(void)
@@ -490,7 +542,7 @@ static void umb_module_check(const char *name, bool must_load, uint64_t offset, 
 	snprintf(what, sizeof(what), "%s %s", name, params);
 	umb_fault_all(what);
 	if (must_load)
-		umb_tap_diag("umlbed-call %" PRIu64 " %" PRIu64, offset, length);
+		umb_tap_diag("umlbed-call module %" PRIu64 " %" PRIu64, offset, length);
 	err = umb_module_load(name, params);
 	if (must_load) {
 		if (!umb_tap_ok(err == 0, "%s loads", name))
@@ -523,6 +575,11 @@ int main(void)
 	if (!err)
 		err = umb_mount("devtmpfs", "/dev");
 	umb_tap_open();
+	/* Boot-time measurements need only the first line on the TAP channel. */
+	if (getenv("UMLBED_BOOT_ONLY")) {
+		dprintf(umb_tap_fd, "1..0 # SKIP boot only\n");
+		umb_poweroff();
+	}
 	umb_tap_diag("umlbed smoke init, variant %s, proprietary module expected to %s",
 		     getenv("UMLBED_VARIANT") ? getenv("UMLBED_VARIANT") : "?", proprietary_loads ? "load" : "be refused");
 	if (!umb_tap_ok(err == 0, "mount proc, sysfs and devtmpfs"))
@@ -563,7 +620,7 @@ int main(void)
 	/* The kernel lives on: well-formed calls still work, in hex, and with the optional words. */
 	umb_trigger_check(9 * umb_page_size, 2 * umb_page_size, "0x%" PRIx64, "seed keep");
 	umb_trigger_check(0, 1, "%" PRIu64, "unmap");
-	umb_stats_show();
+	umb_stats_check();
 
 	taint = umb_tainted();
 	umb_tap_diag("tainted before modules: %ld", taint);
