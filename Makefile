@@ -1,0 +1,58 @@
+# umlbed: builds the patched UML kernels, the guest agent and the runner, runs the scenarios (make) and the tests (make check).
+
+BUILD ?= $(CURDIR)/build
+VARIANTS ?= full gpl-only
+VARIANT ?=
+export BUILD
+
+kernel_variants := $(if $(VARIANT),$(VARIANT),$(VARIANTS))
+UMLBED := $(BUILD)/runner/umlbed
+
+.PHONY: all deps kernel modules guest runner scenarios check checkpatch clean distclean help
+
+# The README's first command: build everything, then run the scenario folder.
+all: scenarios
+
+help:
+	@echo "make            build everything and run scenarios/"
+	@echo "make check      build everything and run the tests (prove)"
+	@echo "make kernel     build the patched UML kernels ($(VARIANTS)); VARIANT=name for one"
+	@echo "make modules    build the test modules against each kernel variant"
+	@echo "make guest      build the static guest agent"
+	@echo "make runner     build the umlbed runner"
+	@echo "make checkpatch run the kernel's checkpatch.pl --strict on patches/"
+
+deps:
+	@scripts/deps.sh
+
+# Kernel builds run one after the other: two at once would only fight over two cores.
+kernel: deps
+	@for v in $(kernel_variants); do uml-kernel/build.sh $$v || exit 1; done
+
+modules: kernel
+	@for v in $(kernel_variants); do $(MAKE) -s -C uml-kernel/modules VARIANT=$$v || exit 1; done
+
+guest: deps
+	@$(MAKE) -s -C guest
+
+runner: deps
+	@$(MAKE) -s -C runner
+
+scenarios: kernel modules guest runner
+	$(UMLBED) run scenarios/
+
+# The README's second command: every test, through prove (TAP).
+check: kernel modules guest runner
+	@$(MAKE) -s -C runner check-build
+	prove -r tests/
+
+checkpatch: kernel
+	@for p in $$(grep -v '^#' patches/series); do \
+		$(BUILD)/kernel/full/src/scripts/checkpatch.pl --strict --no-tree patches/$$p || exit 1; \
+	done
+
+clean:
+	rm -rf $(BUILD)/guest $(BUILD)/runner $(BUILD)/runner-san $(BUILD)/kernel/*/modules
+
+distclean:
+	rm -rf $(BUILD)

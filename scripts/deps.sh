@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs the Debian packages umlbed needs, or names them when not root; quiet when all are there.
+set -euo pipefail
+
+packages=(
+	# The kernel: Debian's 6.1 source and what kbuild needs for ARCH=um.
+	linux-source-6.1 xz-utils patch flex bison bc gcc make perl ccache
+	# The runner and its tests.
+	pkg-config liblua5.4-dev libuv1-dev libjansson-dev libcmocka-dev
+	# Debugging and checking.
+	gdb valgrind git
+)
+
+missing=()
+for p in "${packages[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+[ ${#missing[@]} = 0 ] && exit 0
+
+if [ "$(id -u)" = 0 ]; then
+	echo "deps: installing ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+else
+	echo "deps: missing Debian packages; as root run:" >&2
+	echo "  apt-get install ${missing[*]}" >&2
+	exit 1
+fi
