@@ -237,7 +237,8 @@ sub relay_tap {
 	ok(defined $r->{status} && WIFEXITED($r->{status}) && WEXITSTATUS($r->{status}) == 0,
 	   "$label: UML powered off cleanly") or diag(_status_text($r->{status}));
 	ok(!$r->{leftover}, "$label: no process of the instance left after it ended");
-	my @bad = grep { /^(?:WARNING:|BUG:|Kernel panic|Oops|general protection|.*\bcut here\b)/ }
+	# printk may prefix a timestamp.
+	my @bad = grep { /^(?:\[\s*\d+\.\d+\]\s*)?(?:WARNING:|BUG:|Kernel panic|Oops|general protection|.*\bcut here\b)/ }
 		split /\n/, $r->{console};
 	if (!ok(!@bad, "$label: no WARN, BUG, oops or panic in the kernel log")) {
 		diag("  $_") for @bad;

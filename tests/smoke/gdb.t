@@ -49,8 +49,10 @@ for my $variant (@variants) {
 			push @want, "invalidate_mmap_range $args" if $via eq 'module';
 			push @want, "__invalidate_mmap_range $args";
 		}
-		my @seen = map { "$1 $2 $3" }
-			$r->{console} =~ /^umlbed-hit (\w+) holebegin=(-?\d+) holelen=(-?\d+)$/mg;
+		my @seen;
+		while ($r->{console} =~ /^umlbed-hit (\w+) holebegin=(-?\d+) holelen=(-?\d+)$/mg) {
+			push @seen, "$1 $2 $3";
+		}
 		ok(scalar(grep { /^invalidate_mmap_range / } @want), "$variant: the guest called the exported function");
 		is_deeply(\@seen, \@want, "$variant: the breakpoints saw every call with holebegin and holelen as written")
 			or diag("gdb saw:\n  " . join("\n  ", @seen) . "\nguest made:\n  " . join("\n  ", @want));

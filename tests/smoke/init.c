@@ -508,14 +508,15 @@ static long umb_tainted(void)
 	return n > 0 ? strtol(buf, NULL, 10) : -1;
 }
 
-/* Loads /NAME.ko with the given parameters; returns 0 or a negative errno. */
-static int umb_module_load(const char *name, const char *params)
+/* Loads /NAME.ko with the given parameters; returns 0 or a negative errno, with *found false if there is no file. */
+static int umb_module_load(const char *name, const char *params, bool *found)
 {
 	char path[64];
 	int fd, err = 0;
 
 	snprintf(path, sizeof(path), "/%s.ko", name);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
+	*found = fd >= 0;
 	if (fd < 0)
 		return -errno;
 	if (syscall(SYS_finit_module, fd, params, 0) < 0)
@@ -536,6 +537,7 @@ static int umb_module_unload(const char *name)
 static void umb_module_check(const char *name, bool must_load, uint64_t offset, uint64_t length)
 {
 	char params[128], what[160];
+	bool found;
 	int err;
 
 	snprintf(params, sizeof(params), "path=%s offset=%" PRIu64 " length=%" PRIu64, umb_data_path, offset, length);
@@ -543,7 +545,9 @@ static void umb_module_check(const char *name, bool must_load, uint64_t offset, 
 	umb_fault_all(what);
 	if (must_load)
 		umb_tap_diag("umlbed-call module %" PRIu64 " %" PRIu64, offset, length);
-	err = umb_module_load(name, params);
+	err = umb_module_load(name, params, &found);
+	if (!found)
+		umb_tap_diag("/%s.ko: %s (not copied into the root?)", name, strerror(-err));
 	if (must_load) {
 		if (!umb_tap_ok(err == 0, "%s loads", name))
 			umb_tap_diag("finit_module: %s", strerror(-err));
@@ -553,7 +557,7 @@ static void umb_module_check(const char *name, bool must_load, uint64_t offset, 
 			umb_tap_diag("delete_module: %s", strerror(-err));
 	} else {
 		/* A GPL-only symbol is invisible to a non-GPL module, so the load fails as an unknown symbol. */
-		if (!umb_tap_ok(err == -ENOENT, "%s is refused (unknown symbol)", name))
+		if (!umb_tap_ok(found && err == -ENOENT, "%s is refused (unknown symbol)", name))
 			umb_tap_diag("finit_module: %s", err ? strerror(-err) : "loaded");
 		if (err == 0)
 			umb_module_unload(name);
@@ -568,6 +572,11 @@ int main(void)
 	int err, status;
 	long taint;
 
+	/* It mounts, loads modules and powers off: never on the host by mistake. */
+	if (getpid() != 1) {
+		fprintf(stderr, "umlbed smoke init: not PID 1, refusing to run\n");
+		return 2;
+	}
 	umb_page_size = sysconf(_SC_PAGESIZE);
 	err = umb_mount("proc", "/proc");
 	if (!err)
