@@ -1,0 +1,96 @@
+/* lumlbed.h: private header of the umlbed Lua module: object layouts, helpers and the guest call path. */
+#ifndef LUMLBED_H
+#define LUMLBED_H
+
+#include <lauxlib.h>
+#include <lua.h>
+#include <stdint.h>
+
+#include "../runner/scenario.h"
+
+#define UMB_VM_MT "umlbed.vm"
+#define UMB_PROC_MT "umlbed.proc"
+#define UMB_MAP_MT "umlbed.mapping"
+#define UMB_FILE_MT "umlbed.file"
+#define UMB_T_MT "umlbed.t"
+
+/* Userdata layouts. The svm they point to is owned by the scenario and outlives the Lua state,
+ * so a userdata never dangles; a closed vm has svm->vm == NULL. */
+typedef struct umb_lvm {
+  umb_svm *svm;
+} umb_lvm;
+
+typedef struct umb_lproc {
+  umb_svm *svm;
+  uint64_t pid;
+} umb_lproc; /* User value 1: the vm userdata. */
+
+typedef struct umb_lmap {
+  umb_svm *svm;
+  uint64_t pid;
+  uint64_t addr;
+  uint64_t len;
+  uint64_t offset;
+  int shared;
+  int writable;
+} umb_lmap; /* User values: 1 the proc, 2 the file (or nil). */
+
+typedef struct umb_lfile {
+  umb_svm *svm;
+  uint64_t size;
+  char name[256];
+  char gpath[300];   /* Path in the guest: /shared/NAME. */
+  char hpath[4400];  /* Path on the host. */
+} umb_lfile; /* User value 1: the vm userdata. */
+
+/* Turns the reply fields at stack [base, base + n) into results; returns how many. The
+ * original arguments of the yielding function are still at stack indices 1, 2, ... */
+typedef int (*umb_conv)(lua_State *L, int base, int n, lua_Integer arg);
+
+/* Send a request and yield until the reply; use as `return umb_lua_call(...)`. Takes
+ * ownership of args (may be NULL). Runtime failures return nil, "ENAME: msg", "ENAME". */
+int umb_lua_call(lua_State *L, umb_svm *svm, uint64_t pid, const char *verb, umb_buf *args, umb_conv conv,
+                 lua_Integer arg);
+/* Push nil, "ENAME: msg", "ENAME"; returns 3. err is a negative errno. */
+int umb_lua_fail(lua_State *L, int err, const char *msg);
+/* Push the percent-decoded string of the (encoded) string at idx. */
+void umb_lua_pushdecoded(lua_State *L, int idx);
+/* Push a page-state field (raw, except that %2D stands for a lone "-"). */
+void umb_lua_pushstates(lua_State *L, int idx);
+
+/* Argument builders: each appends one space-separated field. */
+void umb_args_num(umb_buf *b, uint64_t v);
+void umb_args_word(umb_buf *b, const char *w);
+void umb_args_str(umb_buf *b, const char *s, size_t n);
+
+/* Reply converters shared by the object files. */
+int umb_conv_true(lua_State *L, int base, int n, lua_Integer arg);
+int umb_conv_num(lua_State *L, int base, int n, lua_Integer arg);
+int umb_conv_str(lua_State *L, int base, int n, lua_Integer arg);
+int umb_conv_states(lua_State *L, int base, int n, lua_Integer arg);
+
+/* Object constructors and checks. */
+void umb_lua_push_vm(lua_State *L, umb_svm *svm);
+umb_svm *umb_lua_check_vm(lua_State *L, int idx); /* Raises if the vm was closed. */
+void umb_lua_push_proc(lua_State *L, int vmidx, umb_svm *svm, uint64_t pid);
+umb_lproc *umb_lua_check_proc(lua_State *L, int idx);
+umb_lmap *umb_lua_push_map(lua_State *L, int procidx, int fileidx);
+umb_lmap *umb_lua_check_map(lua_State *L, int idx);
+umb_lfile *umb_lua_push_file(lua_State *L, int vmidx, umb_svm *svm, const char *name, uint64_t size);
+umb_lfile *umb_lua_test_file(lua_State *L, int idx);
+/* Boot a vm for the running scenario and yield until the agent is ready. */
+int umb_lua_boot(lua_State *L, int optidx);
+
+/* Register each object type's metatable. */
+void umb_lua_open_vm(lua_State *L);
+void umb_lua_open_proc(lua_State *L);
+void umb_lua_open_map(lua_State *L);
+void umb_lua_open_file(lua_State *L);
+void umb_lua_open_t(lua_State *L);
+
+/* Create a metatable with methods, metamethods and an __index that falls back to getter(L)
+ * for fields (getter gets the object at 1 and the key at 2, returns 0 for "no such field"). */
+void umb_lua_newclass(lua_State *L, const char *name, const luaL_Reg *methods, const luaL_Reg *meta,
+                      lua_CFunction getter);
+
+#endif

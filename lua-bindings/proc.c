@@ -1,0 +1,190 @@
+/* proc.c: the umlbed.proc object: one guest worker process with its own mm (spawned or forked). */
+#include <errno.h>
+#include <string.h>
+
+#include "lumlbed.h"
+
+int umb_lua_exec(lua_State *L, umb_svm *svm, uint64_t pid);
+
+void umb_lua_push_proc(lua_State *L, int vmidx, umb_svm *svm, uint64_t pid) {
+  vmidx = lua_absindex(L, vmidx);
+  umb_lproc *p = lua_newuserdatauv(L, sizeof *p, 1);
+  p->svm = svm;
+  p->pid = pid;
+  luaL_setmetatable(L, UMB_PROC_MT);
+  lua_pushvalue(L, vmidx);
+  lua_setiuservalue(L, -2, 1);
+}
+
+umb_lproc *umb_lua_check_proc(lua_State *L, int idx) { return luaL_checkudata(L, idx, UMB_PROC_MT); }
+
+/* proc:fork(n) -> {proc, ...}: n children that inherit this worker's mappings. */
+static int conv_fork(lua_State *L, int base, int n, lua_Integer arg) {
+  umb_lproc *p = umb_lua_check_proc(L, 1);
+  (void)arg;
+  lua_getiuservalue(L, 1, 1);
+  int vmidx = lua_gettop(L);
+  lua_createtable(L, n, 0);
+  for (int i = 0; i < n; i++) {
+    uint64_t pid;
+    if (umb_num_parse(lua_tostring(L, base + i), &pid)) return umb_lua_fail(L, -EPROTO, "bad fork reply");
+    umb_lua_push_proc(L, vmidx, p->svm, pid);
+    lua_rawseti(L, -2, i + 1);
+  }
+  return 1;
+}
+
+static int proc_fork(lua_State *L) {
+  umb_lproc *p = umb_lua_check_proc(L, 1);
+  lua_Integer n = luaL_optinteger(L, 2, 1);
+  luaL_argcheck(L, n >= 1 && n <= 256, 2, "between 1 and 256 children");
+  umb_buf b = {0};
+  umb_args_num(&b, (uint64_t)n);
+  lua_settop(L, 1);
+  return umb_lua_call(L, p->svm, p->pid, "fork", &b, conv_fork, 0);
+}
+
+static int proc_exit(lua_State *L) {
+  umb_lproc *p = umb_lua_check_proc(L, 1);
+  umb_buf b = {0};
+  if (!lua_isnoneornil(L, 2)) umb_args_num(&b, (uint64_t)luaL_checkinteger(L, 2));
+  return umb_lua_call(L, p->svm, p->pid, "exit", &b, umb_conv_true, 0);
+}
+
+/* proc:mmap(file, {offset=0, length=file size, mode="shared", prot="rw", addr=nil}) -> mapping. */
+static int conv_mmap(lua_State *L, int base, int n, lua_Integer arg) {
+  (void)arg;
+  uint64_t addr;
+  if (n < 1 || umb_num_parse(lua_tostring(L, base), &addr)) return umb_lua_fail(L, -EPROTO, "bad mmap reply");
+  /* Stack: 1 proc, 2 file or path, 3 offset, 4 length, 5 shared, 6 writable. */
+  umb_lmap *m = umb_lua_push_map(L, 1, umb_lua_test_file(L, 2) ? 2 : 0);
+  m->addr = addr;
+  m->offset = (uint64_t)lua_tointeger(L, 3);
+  m->len = (uint64_t)lua_tointeger(L, 4);
+  m->shared = lua_toboolean(L, 5);
+  m->writable = lua_toboolean(L, 6);
+  return 1;
+}
+
+static int proc_mmap(lua_State *L) {
+  umb_lproc *p = umb_lua_check_proc(L, 1);
+  umb_lfile *f = umb_lua_test_file(L, 2);
+  const char *path = f ? f->gpath : luaL_checkstring(L, 2);
+  if (!lua_isnoneornil(L, 3)) luaL_checktype(L, 3, LUA_TTABLE);
+  else {
+    lua_settop(L, 2);
+    lua_newtable(L);
+  }
+  lua_getfield(L, 3, "offset");
+  lua_Integer off = luaL_optinteger(L, -1, 0);
+  lua_getfield(L, 3, "length");
+  lua_Integer len = luaL_optinteger(L, -1, f ? (lua_Integer)f->size - off : 0);
+  lua_getfield(L, 3, "mode");
+  const char *mode = luaL_optstring(L, -1, "shared");
+  lua_getfield(L, 3, "prot");
+  const char *prot = luaL_optstring(L, -1, "rw");
+  lua_getfield(L, 3, "addr");
+  lua_Integer addr = luaL_optinteger(L, -1, 0);
+  luaL_argcheck(L, off >= 0, 3, "offset must not be negative");
+  luaL_argcheck(L, len > 0, 3, "length must be positive (give length= for a path)");
+  luaL_argcheck(L, !strcmp(mode, "shared") || !strcmp(mode, "private"), 3, "mode must be shared or private");
+  luaL_argcheck(L, !strcmp(prot, "r") || !strcmp(prot, "rw"), 3, "prot must be r or rw");
+  int shared = !strcmp(mode, "shared"), writable = !strcmp(prot, "rw");
+  umb_buf b = {0};
+  umb_args_str(&b, path, strlen(path));
+  umb_args_num(&b, (uint64_t)off);
+  umb_args_num(&b, (uint64_t)len);
+  umb_args_word(&b, mode);
+  umb_args_word(&b, prot);
+  if (addr) umb_args_num(&b, (uint64_t)addr);
+  lua_settop(L, 2);
+  lua_pushinteger(L, off);
+  lua_pushinteger(L, len);
+  lua_pushboolean(L, shared);
+  lua_pushboolean(L, writable);
+  return umb_lua_call(L, p->svm, p->pid, "mmap", &b, conv_mmap, 0);
+}
+
+static int proc_setuid(lua_State *L) {
+  umb_lproc *p = umb_lua_check_proc(L, 1);
+  umb_buf b = {0};
+  umb_args_num(&b, (uint64_t)luaL_checkinteger(L, 2));
+  return umb_lua_call(L, p->svm, p->pid, "setuid", &b, umb_conv_true, 0);
+}
+
+static int proc_exec(lua_State *L) {
+  umb_lproc *p = umb_lua_check_proc(L, 1);
+  luaL_checkstring(L, 2);
+  return umb_lua_exec(L, p->svm, p->pid);
+}
+
+/* File verbs in this process: pread(path, off, len), pwrite(path, off, data), create(path, size),
+ * unlink(path), fsync(path). Paths may be file objects. */
+static const char *path_arg(lua_State *L, int idx) {
+  umb_lfile *f = umb_lua_test_file(L, idx);
+  return f ? f->gpath : luaL_checkstring(L, idx);
+}
+
+static int proc_pread(lua_State *L) {
+  umb_lproc *p = umb_lua_check_proc(L, 1);
+  const char *path = path_arg(L, 2);
+  umb_buf b = {0};
+  umb_args_str(&b, path, strlen(path));
+  umb_args_num(&b, (uint64_t)luaL_checkinteger(L, 3));
+  umb_args_num(&b, (uint64_t)luaL_checkinteger(L, 4));
+  return umb_lua_call(L, p->svm, p->pid, "pread", &b, umb_conv_str, 0);
+}
+
+static int proc_pwrite(lua_State *L) {
+  umb_lproc *p = umb_lua_check_proc(L, 1);
+  const char *path = path_arg(L, 2);
+  size_t n;
+  lua_Integer off = luaL_checkinteger(L, 3);
+  const char *d = luaL_checklstring(L, 4, &n);
+  umb_buf b = {0};
+  umb_args_str(&b, path, strlen(path));
+  umb_args_num(&b, (uint64_t)off);
+  umb_args_str(&b, d, n);
+  return umb_lua_call(L, p->svm, p->pid, "pwrite", &b, umb_conv_num, 0);
+}
+
+static int proc_pathverb(lua_State *L, const char *verb) {
+  umb_lproc *p = umb_lua_check_proc(L, 1);
+  const char *path = path_arg(L, 2);
+  umb_buf b = {0};
+  umb_args_str(&b, path, strlen(path));
+  return umb_lua_call(L, p->svm, p->pid, verb, &b, umb_conv_true, 0);
+}
+
+static int proc_unlink(lua_State *L) { return proc_pathverb(L, "unlink"); }
+static int proc_fsync(lua_State *L) { return proc_pathverb(L, "fsync"); }
+
+static int proc_tostring(lua_State *L) {
+  umb_lproc *p = umb_lua_check_proc(L, 1);
+  lua_pushfstring(L, "umlbed.proc %d on vm%d", (int)p->pid, p->svm->index);
+  return 1;
+}
+
+static int proc_eq(lua_State *L) {
+  umb_lproc *a = umb_lua_check_proc(L, 1), *b = umb_lua_check_proc(L, 2);
+  lua_pushboolean(L, a->svm == b->svm && a->pid == b->pid);
+  return 1;
+}
+
+static int proc_get(lua_State *L) {
+  umb_lproc *p = umb_lua_check_proc(L, 1);
+  const char *k = luaL_checkstring(L, 2);
+  if (!strcmp(k, "pid")) lua_pushinteger(L, (lua_Integer)p->pid);
+  else if (!strcmp(k, "vm")) lua_getiuservalue(L, 1, 1);
+  else lua_pushnil(L);
+  return 1;
+}
+
+void umb_lua_open_proc(lua_State *L) {
+  static const luaL_Reg methods[] = {
+      {"fork", proc_fork},     {"exit", proc_exit},     {"mmap", proc_mmap},     {"setuid", proc_setuid},
+      {"exec", proc_exec},     {"pread", proc_pread},   {"pwrite", proc_pwrite}, {"unlink", proc_unlink},
+      {"fsync", proc_fsync},   {NULL, NULL}};
+  static const luaL_Reg meta[] = {{"__tostring", proc_tostring}, {"__eq", proc_eq}, {NULL, NULL}};
+  umb_lua_newclass(L, UMB_PROC_MT, methods, meta, proc_get);
+}

@@ -1,0 +1,314 @@
+/* vm.c: the umlbed.vm object: one booted UML instance, its agent (PID 1) and its sysfs trigger. */
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "lumlbed.h"
+
+void umb_lua_push_vm(lua_State *L, umb_svm *svm) {
+  umb_lvm *v = lua_newuserdatauv(L, sizeof *v, 0);
+  v->svm = svm;
+  luaL_setmetatable(L, UMB_VM_MT);
+}
+
+static umb_lvm *checklvm(lua_State *L, int idx) { return luaL_checkudata(L, idx, UMB_VM_MT); }
+
+umb_svm *umb_lua_check_vm(lua_State *L, int idx) {
+  umb_lvm *v = checklvm(L, idx);
+  if (v->svm == NULL) luaL_argerror(L, idx, "the vm is closed");
+  return v->svm;
+}
+
+/* vm:spawn() -> proc: a fresh worker process. */
+static int conv_spawn(lua_State *L, int base, int n, lua_Integer arg) {
+  uint64_t pid;
+  (void)arg;
+  if (n < 1 || umb_num_parse(lua_tostring(L, base), &pid)) return umb_lua_fail(L, -EPROTO, "bad spawn reply");
+  umb_lua_push_proc(L, 1, umb_lua_check_vm(L, 1), pid);
+  return 1;
+}
+
+static int vm_spawn(lua_State *L) {
+  umb_svm *svm = umb_lua_check_vm(L, 1);
+  return umb_lua_call(L, svm, 1, "spawn", NULL, conv_spawn, 0);
+}
+
+/* vm:file(name [, size]) -> file in the shared folder; with size it is created (or truncated). */
+static int conv_file(lua_State *L, int base, int n, lua_Integer size) {
+  (void)base, (void)n;
+  umb_lua_push_file(L, 1, umb_lua_check_vm(L, 1), lua_tostring(L, 2), (uint64_t)size);
+  return 1;
+}
+
+static int vm_file(lua_State *L) {
+  umb_svm *svm = umb_lua_check_vm(L, 1);
+  const char *name = luaL_checkstring(L, 2);
+  luaL_argcheck(L, *name && !strchr(name, '/') && strcmp(name, ".") && strcmp(name, ".."), 2,
+                "a plain file name in the shared folder");
+  if (lua_isnoneornil(L, 3)) {
+    char path[4400];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/%s", svm->shared, name);
+    if (stat(path, &st)) return umb_lua_fail(L, -errno, path);
+    lua_settop(L, 2);
+    return conv_file(L, 3, 0, (lua_Integer)st.st_size);
+  }
+  lua_Integer size = luaL_checkinteger(L, 3);
+  luaL_argcheck(L, size >= 0, 3, "size must not be negative");
+  lua_settop(L, 2);
+  umb_buf b = {0};
+  char gpath[300];
+  snprintf(gpath, sizeof gpath, "/shared/%s", name);
+  umb_args_str(&b, gpath, strlen(gpath));
+  umb_args_num(&b, (uint64_t)size);
+  return umb_lua_call(L, svm, 1, "create", &b, conv_file, size);
+}
+
+/* The guest path of a file argument: a file object or a string. */
+static const char *guest_path(lua_State *L, int idx, uint64_t *size) {
+  umb_lfile *f = umb_lua_test_file(L, idx);
+  if (f) {
+    if (size) *size = f->size;
+    return f->gpath;
+  }
+  if (size) *size = 0;
+  return luaL_checkstring(L, idx);
+}
+
+/* vm:invalidate{file=, offset=, length=, impl=, cache=} writes the sysfs trigger. */
+static int vm_invalidate(lua_State *L) {
+  umb_svm *svm = umb_lua_check_vm(L, 1);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  lua_getfield(L, 2, "file");
+  if (lua_isnil(L, -1)) luaL_argerror(L, 2, "file= is required");
+  uint64_t size;
+  const char *path = guest_path(L, -1, &size);
+  lua_getfield(L, 2, "offset");
+  lua_Integer off = luaL_optinteger(L, -1, 0);
+  lua_getfield(L, 2, "length");
+  lua_Integer len = luaL_optinteger(L, -1, (lua_Integer)size - off);
+  lua_getfield(L, 2, "impl");
+  const char *impl = luaL_optstring(L, -1, NULL);
+  lua_getfield(L, 2, "cache");
+  const char *cache = luaL_optstring(L, -1, NULL);
+  luaL_argcheck(L, off >= 0 && len >= 0, 2, "offset and length must not be negative");
+  luaL_argcheck(L, !impl || !strcmp(impl, "seed") || !strcmp(impl, "unmap") || !strcmp(impl, "unmap-keep-cows"), 2,
+                "impl must be seed, unmap or unmap-keep-cows");
+  luaL_argcheck(L, !cache || !strcmp(cache, "keep") || !strcmp(cache, "drop"), 2, "cache must be keep or drop");
+  luaL_argcheck(L, !cache || impl, 2, "cache= needs impl=");
+  umb_buf text = {0}, b = {0};
+  umb_buf_printf(&text, "%s %lld %lld", path, (long long)off, (long long)len);
+  if (impl) umb_buf_printf(&text, " %s", impl);
+  if (cache) umb_buf_printf(&text, " %s", cache);
+  umb_args_str(&b, text.data, text.len);
+  umb_buf_free(&text);
+  lua_settop(L, 1);
+  return umb_lua_call(L, svm, 1, "trigger", &b, umb_conv_true, 0);
+}
+
+/* vm:trigger(text) -> bytes written: a raw write to the trigger, for malformed input tests. */
+static int vm_trigger(lua_State *L) {
+  umb_svm *svm = umb_lua_check_vm(L, 1);
+  size_t n;
+  const char *s = luaL_checklstring(L, 2, &n);
+  umb_buf b = {0};
+  umb_args_str(&b, s, n);
+  return umb_lua_call(L, svm, 1, "trigger", &b, umb_conv_num, 0);
+}
+
+/* vm:stats() -> {name = value}: the trigger's stats file. */
+static int conv_stats(lua_State *L, int base, int n, lua_Integer arg) {
+  (void)arg;
+  lua_createtable(L, 0, n);
+  for (int i = 0; i < n; i++) {
+    umb_lua_pushdecoded(L, base + i);
+    const char *kv = lua_tostring(L, -1);
+    const char *eq = strchr(kv, '=');
+    if (eq == NULL) eq = strchr(kv, ' ');
+    if (eq) {
+      lua_pushlstring(L, kv, (size_t)(eq - kv));
+      lua_pushstring(L, eq + 1);
+      if (lua_stringtonumber(L, eq + 1)) lua_remove(L, -2);
+      lua_settable(L, -4);
+    }
+    lua_pop(L, 1);
+  }
+  return 1;
+}
+
+static int vm_stats(lua_State *L) {
+  return umb_lua_call(L, umb_lua_check_vm(L, 1), 1, "stats", NULL, conv_stats, 0);
+}
+
+/* vm:tainted() -> integer from /proc/sys/kernel/tainted. */
+static int conv_tainted(lua_State *L, int base, int n, lua_Integer arg) {
+  (void)arg;
+  if (n < 1) return umb_lua_fail(L, -EPROTO, "missing field");
+  umb_lua_pushdecoded(L, base);
+  lua_Integer v = 0;
+  sscanf(lua_tostring(L, -1), "%lld", (long long *)&v);
+  lua_pushinteger(L, v);
+  return 1;
+}
+
+static int vm_tainted(lua_State *L) {
+  umb_buf b = {0};
+  umb_args_str(&b, "/proc/sys/kernel/tainted", 24);
+  return umb_lua_call(L, umb_lua_check_vm(L, 1), 1, "readfile", &b, conv_tainted, 0);
+}
+
+static int vm_klog(lua_State *L) {
+  return umb_lua_call(L, umb_lua_check_vm(L, 1), 1, "klog", NULL, umb_conv_str, 0);
+}
+
+/* vm:readfile(path) / vm:writefile(path, data) run in the agent. */
+static int vm_readfile(lua_State *L) {
+  umb_svm *svm = umb_lua_check_vm(L, 1);
+  size_t n;
+  const char *p = luaL_checklstring(L, 2, &n);
+  umb_buf b = {0};
+  umb_args_str(&b, p, n);
+  if (!lua_isnoneornil(L, 3)) umb_args_num(&b, (uint64_t)luaL_checkinteger(L, 3));
+  return umb_lua_call(L, svm, 1, "readfile", &b, umb_conv_str, 0);
+}
+
+static int vm_writefile(lua_State *L) {
+  umb_svm *svm = umb_lua_check_vm(L, 1);
+  size_t n, m;
+  const char *p = luaL_checklstring(L, 2, &n);
+  const char *d = luaL_checklstring(L, 3, &m);
+  umb_buf b = {0};
+  umb_args_str(&b, p, n);
+  umb_args_str(&b, d, m);
+  return umb_lua_call(L, svm, 1, "writefile", &b, umb_conv_num, 0);
+}
+
+/* vm:exec(path, arg...) -> status, output. */
+static int conv_exec(lua_State *L, int base, int n, lua_Integer arg) {
+  (void)arg;
+  if (n < 2) return umb_lua_fail(L, -EPROTO, "bad exec reply");
+  lua_pushvalue(L, base);
+  umb_lua_pushdecoded(L, base + 1);
+  return 2;
+}
+
+int umb_lua_exec(lua_State *L, umb_svm *svm, uint64_t pid) {
+  int top = lua_gettop(L);
+  umb_buf b = {0};
+  for (int i = 2; i <= top; i++) {
+    size_t n;
+    const char *s = luaL_checklstring(L, i, &n);
+    umb_args_str(&b, s, n);
+  }
+  return umb_lua_call(L, svm, pid, "exec", &b, conv_exec, 0);
+}
+
+static int vm_exec(lua_State *L) {
+  umb_svm *svm = umb_lua_check_vm(L, 1);
+  luaL_checkstring(L, 2);
+  return umb_lua_exec(L, svm, 1);
+}
+
+static int vm_insmod(lua_State *L) {
+  umb_svm *svm = umb_lua_check_vm(L, 1);
+  size_t n, m;
+  const char *p = luaL_checklstring(L, 2, &n);
+  const char *params = luaL_optlstring(L, 3, NULL, &m);
+  umb_buf b = {0};
+  umb_args_str(&b, p, n);
+  if (params) umb_args_str(&b, params, m);
+  return umb_lua_call(L, svm, 1, "insmod", &b, umb_conv_true, 0);
+}
+
+static int vm_rmmod(lua_State *L) {
+  umb_svm *svm = umb_lua_check_vm(L, 1);
+  size_t n;
+  const char *p = luaL_checklstring(L, 2, &n);
+  umb_buf b = {0};
+  umb_args_str(&b, p, n);
+  return umb_lua_call(L, svm, 1, "rmmod", &b, umb_conv_true, 0);
+}
+
+/* vm:poweroff(): an orderly shutdown; the instance's exit is then not a crash. */
+static int vm_poweroff(lua_State *L) {
+  umb_svm *svm = umb_lua_check_vm(L, 1);
+  svm->expect_exit = 1;
+  return umb_lua_call(L, svm, 1, "poweroff", NULL, umb_conv_true, 0);
+}
+
+/* vm:request(pid, verb, field...) -> the raw reply fields (strings, still encoded), for verbs
+ * the object API does not cover. Arguments are sent as given; encode strings with
+ * umlbed.encode. */
+static int conv_raw(lua_State *L, int base, int n, lua_Integer arg) {
+  (void)arg;
+  for (int i = 0; i < n; i++) lua_pushvalue(L, base + i);
+  return n;
+}
+
+static int vm_request(lua_State *L) {
+  umb_svm *svm = umb_lua_check_vm(L, 1);
+  lua_Integer pid = luaL_checkinteger(L, 2);
+  const char *verb = luaL_checkstring(L, 3);
+  umb_buf b = {0};
+  for (int i = 4; i <= lua_gettop(L); i++) umb_args_word(&b, luaL_checkstring(L, i));
+  /* The verb string stays on the Lua stack while the request is in flight. */
+  return umb_lua_call(L, svm, (uint64_t)pid, verb, &b, conv_raw, 0);
+}
+
+/* vm:kill(): kill the instance now (also what __close and __gc do). */
+static int vm_kill(lua_State *L) {
+  umb_lvm *v = checklvm(L, 1);
+  if (v->svm && v->svm->vm) {
+    v->svm->expect_exit = 1;
+    umb_vm_kill(v->svm->vm);
+  }
+  return 0;
+}
+
+static int vm_gc(lua_State *L) {
+  umb_lvm *v = checklvm(L, 1);
+  /* At scenario end the runner closes every vm itself; only kill vms dropped mid-run. */
+  umb_scen *sc = v->svm ? v->svm->sc : NULL;
+  if (sc && !sc->finishing && v->svm->vm) {
+    v->svm->expect_exit = 1;
+    umb_vm_kill(v->svm->vm);
+  }
+  return 0;
+}
+
+static int vm_tostring(lua_State *L) {
+  umb_lvm *v = checklvm(L, 1);
+  lua_pushfstring(L, "umlbed.vm %d (%s)", v->svm ? v->svm->index : -1,
+                  v->svm && v->svm->vm ? "running" : "closed");
+  return 1;
+}
+
+static int vm_get(lua_State *L) {
+  umb_lvm *v = checklvm(L, 1);
+  const char *k = luaL_checkstring(L, 2);
+  umb_svm *s = v->svm;
+  if (!strcmp(k, "index")) lua_pushinteger(L, s->index);
+  else if (!strcmp(k, "dir")) lua_pushstring(L, s->dir);
+  else if (!strcmp(k, "shared")) lua_pushstring(L, s->shared);
+  else if (!strcmp(k, "console")) lua_pushfstring(L, "%s/console.log", s->dir);
+  else if (!strcmp(k, "cpu")) lua_pushinteger(L, s->cpu);
+  else if (s->vm && !strcmp(k, "pagesize")) lua_pushinteger(L, umb_vm_pagesize(s->vm));
+  else if (s->vm && !strcmp(k, "release")) lua_pushstring(L, umb_vm_release(s->vm));
+  else if (s->vm && !strcmp(k, "boot_ms")) lua_pushnumber(L, umb_vm_boot_ms(s->vm));
+  else if (s->vm && !strcmp(k, "pid")) lua_pushinteger(L, umb_vm_pid(s->vm));
+  else lua_pushnil(L);
+  return 1;
+}
+
+void umb_lua_open_vm(lua_State *L) {
+  static const luaL_Reg methods[] = {
+      {"spawn", vm_spawn},       {"file", vm_file},     {"invalidate", vm_invalidate},
+      {"trigger", vm_trigger},   {"stats", vm_stats},   {"tainted", vm_tainted},
+      {"klog", vm_klog},         {"readfile", vm_readfile}, {"writefile", vm_writefile},
+      {"exec", vm_exec},         {"insmod", vm_insmod}, {"rmmod", vm_rmmod},
+      {"poweroff", vm_poweroff}, {"request", vm_request}, {"kill", vm_kill},
+      {NULL, NULL}};
+  static const luaL_Reg meta[] = {
+      {"__gc", vm_gc}, {"__close", vm_gc}, {"__tostring", vm_tostring}, {NULL, NULL}};
+  umb_lua_newclass(L, UMB_VM_MT, methods, meta, vm_get);
+}

@@ -1,0 +1,499 @@
+/* main.c: the umlbed command line: find scenarios, run them N at a time on one loop, report TAP/JUnit/JSON. */
+#include <dirent.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "scenario.h"
+
+typedef struct job {
+  char *file;
+  char *name;
+  int combo;
+  umb_scen *sc;
+  /* Results, kept after the scenario is freed. */
+  umb_verdict verdict;
+  double seconds;
+  char *diag;
+  char *dir;
+  double boot_ms[UMB_SCEN_VMS_MAX];
+  int nboot;
+  int done;
+} job;
+
+static struct {
+  uv_loop_t *loop;
+  umb_config cfg;
+  job *jobs;
+  int njobs;
+  int next;
+  int running;
+  int finished;
+  int parallel;
+  int interrupted;
+  int tty;
+  const char *junit;
+  const char *json;
+  uv_signal_t sigint, sigterm;
+  char gdbdir[PATH_MAX];
+} g;
+
+static const char *usage =
+    "usage: umlbed run [options] [FILE|DIR]...\n"
+    "       umlbed list [--filter GLOB] [FILE|DIR]...\n"
+    "       umlbed run --gdb [--break SYMBOL]... FILE\n"
+    "\n"
+    "Runs Lua scenarios, each in its own User-Mode Linux instance, and prints TAP.\n"
+    "Without FILE or DIR, runs ./scenarios.\n"
+    "\n"
+    "options:\n"
+    "  --kernel PATH     UML kernel binary (default: $UMLBED_KERNEL, else\n"
+    "                    BUILD/kernel/full/obj/linux, BUILD being the folder above\n"
+    "                    the one holding this umlbed binary)\n"
+    "  --variant NAME    use BUILD/kernel/NAME/obj/linux (full, gpl-only)\n"
+    "  --agent PATH      guest agent (default: $UMLBED_AGENT, else BUILD/guest/umlbed-agent)\n"
+    "  -j, --jobs N      run N scenarios at once (default 1)\n"
+    "  --filter GLOB     only scenarios whose name or file matches GLOB\n"
+    "  --timeout S       per-scenario timeout in seconds (default 60; 0 = none)\n"
+    "  --mem SIZE        guest memory (default 64M)\n"
+    "  --cmdline STR     extra kernel command line for every instance\n"
+    "  --time-travel     boot with time-travel=inf-cpu (deterministic time)\n"
+    "  --junit FILE      write a JUnit XML report\n"
+    "  --json FILE       write a JSON report\n"
+    "  --keep            keep every run folder (failed runs are always kept)\n"
+    "  --strict          also report the kernel's known warnings (see umlbed(1))\n"
+    "  --gdb             run the kernel under gdb (one FILE; batch mode unless stdin is a terminal)\n"
+    "  --break SYMBOL    with --gdb: break at SYMBOL (in batch mode: print a backtrace and go on)\n"
+    "  --batch           with --gdb: batch mode even on a terminal\n"
+    "  -h, --help        this text\n"
+    "\n"
+    "exit status: 0 all scenarios ok or skipped, 1 some failed, 2 usage or setup error,\n"
+    "130 interrupted.\n";
+
+static char *build_dir(void) {
+  char exe[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0) return strdup(".");
+  exe[n] = '\0';
+  /* BUILD/runner/umlbed (or BUILD/runner-san/umlbed): BUILD is two levels up. */
+  return strdup(dirname(dirname(exe)));
+}
+
+static int add_file(char ***files, int *n, const char *path) {
+  char **f = realloc(*files, sizeof(char *) * (size_t)(*n + 1));
+  if (f == NULL) return -ENOMEM;
+  *files = f;
+  f[(*n)++] = strdup(path);
+  return 0;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* Collects FILE arguments and the *.lua files of DIR arguments (sorted, not recursive). */
+static int collect(char **args, int nargs, char ***files, int *nfiles) {
+  for (int i = 0; i < nargs; i++) {
+    struct stat st;
+    if (stat(args[i], &st)) {
+      fprintf(stderr, "umlbed: %s: %s\n", args[i], strerror(errno));
+      return -1;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+      add_file(files, nfiles, args[i]);
+      continue;
+    }
+    DIR *d = opendir(args[i]);
+    if (d == NULL) return -1;
+    int first = *nfiles;
+    for (struct dirent *e; (e = readdir(d));) {
+      size_t len = strlen(e->d_name);
+      if (len < 5 || strcmp(e->d_name + len - 4, ".lua") || e->d_name[0] == '.') continue;
+      char path[PATH_MAX];
+      snprintf(path, sizeof path, "%s%s%s", args[i], args[i][strlen(args[i]) - 1] == '/' ? "" : "/", e->d_name);
+      add_file(files, nfiles, path);
+    }
+    closedir(d);
+    qsort(*files + first, (size_t)(*nfiles - first), sizeof(char *), cmp_str);
+  }
+  return 0;
+}
+
+/* Expands files into jobs, one per matrix combination, applying the filter. */
+static int plan(char **files, int nfiles, const char *filter) {
+  int bad = 0;
+  for (int i = 0; i < nfiles; i++) {
+    char *name, *err, **combos;
+    int n;
+    if (umb_scen_describe(files[i], &name, &combos, &n, &err)) {
+      fprintf(stderr, "umlbed: %s\n", err ? err : files[i]);
+      free(err);
+      bad = 1;
+      continue;
+    }
+    for (int c = 0; c < n; c++) {
+      if (filter && fnmatch(filter, combos[c], 0) && fnmatch(filter, files[i], 0) && fnmatch(filter, name, 0)) {
+        free(combos[c]);
+        continue;
+      }
+      g.jobs = realloc(g.jobs, sizeof(job) * (size_t)(g.njobs + 1));
+      job *j = &g.jobs[g.njobs++];
+      memset(j, 0, sizeof *j);
+      j->file = strdup(files[i]);
+      j->name = combos[c];
+      j->combo = c;
+    }
+    free(combos);
+    free(name);
+  }
+  return bad ? -1 : 0;
+}
+
+static void print_diag(FILE *f, const char *prefix, const char *text) {
+  if (text == NULL) return;
+  const char *p = text;
+  while (*p) {
+    const char *nl = strchr(p, '\n');
+    int len = nl ? (int)(nl - p) : (int)strlen(p);
+    fprintf(f, "%s%.*s\n", prefix, len, p);
+    p += len + (nl ? 1 : 0);
+  }
+}
+
+static void start_next(void);
+
+static void on_scen_done(umb_scen *sc) {
+  job *j = sc->data;
+  j->verdict = sc->verdict;
+  j->seconds = (double)(sc->t_end - sc->t_start) / 1e9;
+  j->diag = sc->diag.data ? strdup(sc->diag.data) : NULL;
+  j->dir = sc->kept ? strdup(sc->dir) : NULL;
+  j->nboot = sc->nboot;
+  memcpy(j->boot_ms, sc->boot_ms, sizeof j->boot_ms);
+  j->done = 1;
+  j->sc = NULL;
+  umb_scen_free(sc);
+  g.running--;
+  g.finished++;
+
+  int ok = j->verdict == UMB_OK || j->verdict == UMB_SKIP;
+  printf("%s %d - %s", ok ? "ok" : "not ok", g.finished, j->name);
+  if (j->verdict == UMB_SKIP) printf(" # SKIP %s", j->diag ? strtok(j->diag, "\n") : "");
+  else if (!ok) printf(" # %s", umb_verdict_name(j->verdict));
+  printf("\n");
+  if (!ok) {
+    printf("# %s: %s (%.2f s)\n", j->file, umb_verdict_name(j->verdict), j->seconds);
+    print_diag(stdout, "#   ", j->diag);
+    if (j->dir) printf("# run folder kept: %s\n", j->dir);
+  }
+  fflush(stdout);
+  if (g.tty)
+    fprintf(stderr, "umlbed: [%d/%d] %-7s %s (%.2f s)%s%s\n", g.finished, g.njobs, umb_verdict_name(j->verdict),
+            j->name, j->seconds, j->dir ? " kept in " : "", j->dir ? j->dir : "");
+  start_next();
+}
+
+static void start_next(void) {
+  while (!g.interrupted && g.running < g.parallel && g.next < g.njobs) {
+    job *j = &g.jobs[g.next++];
+    umb_scen *sc = calloc(1, sizeof *sc);
+    if (sc == NULL) abort();
+    sc->loop = g.loop;
+    sc->cfg = &g.cfg;
+    sc->file = strdup(j->file);
+    sc->name = strdup(j->name);
+    sc->combo = j->combo;
+    sc->done_cb = on_scen_done;
+    sc->data = j;
+    j->sc = sc;
+    g.running++;
+    umb_scen_start(sc);
+  }
+  if (g.running == 0 && (g.next == g.njobs || g.interrupted)) {
+    uv_close((uv_handle_t *)&g.sigint, NULL);
+    uv_close((uv_handle_t *)&g.sigterm, NULL);
+  }
+}
+
+static void on_signal(uv_signal_t *s, int signum) {
+  (void)s;
+  if (g.interrupted) return;
+  g.interrupted = signum;
+  fprintf(stderr, "umlbed: %s: stopping %d running scenario(s)\n", strsignal(signum), g.running);
+  for (int i = 0; i < g.njobs; i++)
+    if (g.jobs[i].sc) umb_scen_interrupt(g.jobs[i].sc);
+  /* With nothing running, nothing else would close the signal handles. */
+  if (g.running == 0) start_next();
+}
+
+static void xml_escape(FILE *f, const char *s) {
+  for (; s && *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '<') fputs("&lt;", f);
+    else if (c == '>') fputs("&gt;", f);
+    else if (c == '&') fputs("&amp;", f);
+    else if (c == '"') fputs("&quot;", f);
+    else if (c < 0x20 && c != '\n' && c != '\t') fprintf(f, "&#x%x;", 0xfffd);
+    else fputc(c, f);
+  }
+}
+
+static int write_junit(const char *path) {
+  FILE *f = fopen(path, "w");
+  if (f == NULL) return -errno;
+  int fails = 0, errors = 0, skipped = 0;
+  double total = 0;
+  for (int i = 0; i < g.njobs; i++) {
+    job *j = &g.jobs[i];
+    total += j->seconds;
+    if (!j->done || j->verdict == UMB_ERROR) errors++;
+    else if (j->verdict == UMB_SKIP) skipped++;
+    else if (j->verdict != UMB_OK) fails++;
+  }
+  fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n");
+  fprintf(f, "<testsuite name=\"umlbed\" tests=\"%d\" failures=\"%d\" errors=\"%d\" skipped=\"%d\" time=\"%.3f\">\n",
+          g.njobs, fails, errors, skipped, total);
+  for (int i = 0; i < g.njobs; i++) {
+    job *j = &g.jobs[i];
+    fprintf(f, "  <testcase classname=\"");
+    xml_escape(f, j->file);
+    fprintf(f, "\" name=\"");
+    xml_escape(f, j->name);
+    fprintf(f, "\" time=\"%.3f\">", j->seconds);
+    if (!j->done) {
+      fprintf(f, "<error message=\"not run\"/>");
+    } else if (j->verdict == UMB_SKIP) {
+      fprintf(f, "<skipped/>");
+    } else if (j->verdict != UMB_OK) {
+      const char *tag = j->verdict == UMB_ERROR ? "error" : "failure";
+      fprintf(f, "\n    <%s message=\"%s\" type=\"%s\">", tag, umb_verdict_name(j->verdict),
+              umb_verdict_name(j->verdict));
+      xml_escape(f, j->diag);
+      if (j->dir) {
+        fprintf(f, "\nrun folder kept: ");
+        xml_escape(f, j->dir);
+      }
+      fprintf(f, "</%s>\n  ", tag);
+    }
+    fprintf(f, "</testcase>\n");
+  }
+  fprintf(f, "</testsuite>\n</testsuites>\n");
+  return fclose(f) ? -errno : 0;
+}
+
+static int write_json(const char *path) {
+  json_t *root = json_object(), *arr = json_array();
+  int counts[UMB_ERROR + 1] = {0};
+  for (int i = 0; i < g.njobs; i++) {
+    job *j = &g.jobs[i];
+    json_t *o = json_object(), *boots = json_array();
+    for (int b = 0; b < j->nboot; b++) json_array_append_new(boots, json_real(j->boot_ms[b]));
+    json_object_set_new(o, "name", json_string(j->name));
+    json_object_set_new(o, "file", json_string(j->file));
+    json_object_set_new(o, "verdict", json_string(j->done ? umb_verdict_name(j->verdict) : "NOT RUN"));
+    json_object_set_new(o, "seconds", json_real(j->seconds));
+    json_object_set_new(o, "boot_ms", boots);
+    json_object_set_new(o, "diag", j->diag ? json_stringn_nocheck(j->diag, strlen(j->diag)) : json_null());
+    json_object_set_new(o, "kept", j->dir ? json_string(j->dir) : json_null());
+    json_array_append_new(arr, o);
+    if (j->done) counts[j->verdict]++;
+  }
+  json_object_set_new(root, "kernel", json_string(g.cfg.kernel));
+  json_object_set_new(root, "jobs", json_integer(g.parallel));
+  json_object_set_new(root, "results", arr);
+  json_t *sum = json_object();
+  for (int v = 0; v <= UMB_ERROR; v++) json_object_set_new(sum, umb_verdict_name((umb_verdict)v), json_integer(counts[v]));
+  json_object_set_new(root, "summary", sum);
+  int rc = json_dump_file(root, path, JSON_INDENT(2) | JSON_ENSURE_ASCII);
+  json_decref(root);
+  return rc ? -EIO : 0;
+}
+
+/* Writes the gdb script for --gdb into a private folder (removed at exit). */
+static const char *write_gdb_script(char **breaks, int nbreaks, int interactive) {
+  snprintf(g.gdbdir, sizeof g.gdbdir, "%s/umlbed-gdb-XXXXXX", g.cfg.tmpbase);
+  if (mkdtemp(g.gdbdir) == NULL) return NULL;
+  static char path[PATH_MAX + 16];
+  snprintf(path, sizeof path, "%s/script.gdb", g.gdbdir);
+  FILE *f = fopen(path, "w");
+  if (f == NULL) return NULL;
+  /* UML uses these signals for its own work (page faults, timers, IO, IPIs). */
+  fprintf(f,
+          "set pagination off\nset confirm off\nset breakpoint pending on\n"
+          "handle SIGSEGV nostop noprint pass\nhandle SIGUSR1 nostop noprint pass\n"
+          "handle SIGIO nostop noprint pass\nhandle SIGALRM nostop noprint pass\n"
+          "handle SIGVTALRM nostop noprint pass\nhandle SIGWINCH nostop noprint pass\n"
+          "handle SIGCHLD nostop noprint pass\nhandle SIGTERM nostop noprint pass\n");
+  for (int i = 0; i < nbreaks; i++) {
+    fprintf(f, "break %s\n", breaks[i]);
+    if (!interactive) fprintf(f, "commands\nbt 12\ncontinue\nend\n");
+  }
+  fprintf(f, "run\n");
+  fclose(f);
+  return path;
+}
+
+static void remove_gdb_dir(void) {
+  if (!g.gdbdir[0]) return;
+  char path[PATH_MAX + 16];
+  snprintf(path, sizeof path, "%s/script.gdb", g.gdbdir);
+  unlink(path);
+  rmdir(g.gdbdir);
+}
+
+int main(int argc, char **argv) {
+  enum { O_KERNEL = 256, O_VARIANT, O_AGENT, O_FILTER, O_TIMEOUT, O_MEM, O_CMDLINE, O_TT, O_JUNIT, O_JSON,
+         O_KEEP, O_GDB, O_BREAK, O_BATCH, O_STRICT };
+  static const struct option opts[] = {
+      {"kernel", 1, 0, O_KERNEL}, {"variant", 1, 0, O_VARIANT}, {"agent", 1, 0, O_AGENT},
+      {"jobs", 1, 0, 'j'},        {"filter", 1, 0, O_FILTER},   {"timeout", 1, 0, O_TIMEOUT},
+      {"mem", 1, 0, O_MEM},       {"cmdline", 1, 0, O_CMDLINE}, {"time-travel", 0, 0, O_TT},
+      {"junit", 1, 0, O_JUNIT},   {"json", 1, 0, O_JSON},       {"keep", 0, 0, O_KEEP},
+      {"gdb", 0, 0, O_GDB},       {"break", 1, 0, O_BREAK},     {"batch", 0, 0, O_BATCH},
+      {"strict", 0, 0, O_STRICT}, {"help", 0, 0, 'h'},        {0, 0, 0, 0}};
+  if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+    fputs(usage, argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  const char *cmd = argv[1];
+  if (strcmp(cmd, "run") && strcmp(cmd, "list")) {
+    fprintf(stderr, "umlbed: unknown command '%s'\n%s", cmd, usage);
+    return 2;
+  }
+  char *bdir = build_dir();
+  const char *kernel = getenv("UMLBED_KERNEL"), *variant = NULL, *agent = getenv("UMLBED_AGENT");
+  const char *filter = NULL;
+  char *breaks[64];
+  int nbreaks = 0, gdb = 0, batch = 0;
+  g.parallel = 1;
+  g.cfg.timeout_s = 60;
+  g.cfg.mem = "64M";
+  optind = 2;
+  for (int c; (c = getopt_long(argc, argv, "j:h", opts, NULL)) != -1;) {
+    switch (c) {
+      case O_KERNEL: kernel = optarg; break;
+      case O_VARIANT: variant = optarg; break;
+      case O_AGENT: agent = optarg; break;
+      case 'j': g.parallel = atoi(optarg); break;
+      case O_FILTER: filter = optarg; break;
+      case O_TIMEOUT: g.cfg.timeout_s = atof(optarg); break;
+      case O_MEM: g.cfg.mem = optarg; break;
+      case O_CMDLINE: g.cfg.cmdline = optarg; break;
+      case O_TT: g.cfg.time_travel = 1; break;
+      case O_JUNIT: g.junit = optarg; break;
+      case O_JSON: g.json = optarg; break;
+      case O_KEEP: g.cfg.keep = 1; break;
+      case O_GDB: gdb = 1; break;
+      case O_BREAK:
+        if (nbreaks < 64) breaks[nbreaks++] = optarg;
+        break;
+      case O_BATCH: batch = 1; break;
+      case O_STRICT: g.cfg.strict = 1; break;
+      case 'h': fputs(usage, stdout); return 0;
+      default: fputs(usage, stderr); return 2;
+    }
+  }
+  if (g.parallel < 1 || g.parallel > 256) {
+    fprintf(stderr, "umlbed: -j wants 1..256\n");
+    return 2;
+  }
+  if (variant && strcmp(variant, "full") && strcmp(variant, "gpl-only")) {
+    fprintf(stderr, "umlbed: --variant is full or gpl-only\n");
+    return 2;
+  }
+  char kpath[PATH_MAX], apath[PATH_MAX];
+  if (variant || kernel == NULL) {
+    snprintf(kpath, sizeof kpath, "%s/kernel/%s/obj/linux", bdir, variant ? variant : "full");
+    kernel = kpath;
+  }
+  if (agent == NULL) {
+    snprintf(apath, sizeof apath, "%s/guest/umlbed-agent", bdir);
+    agent = apath;
+  }
+  char *defargs[] = {"scenarios"};
+  char **args = argv + optind;
+  int nargs = argc - optind;
+  if (nargs == 0) {
+    args = defargs;
+    nargs = 1;
+  }
+  char **files = NULL;
+  int nfiles = 0;
+  if (collect(args, nargs, &files, &nfiles)) return 2;
+  int planned = plan(files, nfiles, filter);
+  for (int i = 0; i < nfiles; i++) free(files[i]);
+  free(files);
+
+  if (!strcmp(cmd, "list")) {
+    for (int i = 0; i < g.njobs; i++) printf("%s\t%s\n", g.jobs[i].file, g.jobs[i].name);
+    return planned ? 2 : 0;
+  }
+  if (planned) return 2;
+  if (access(kernel, X_OK)) {
+    fprintf(stderr, "umlbed: kernel %s: %s (use --kernel, --variant or $UMLBED_KERNEL)\n", kernel, strerror(errno));
+    return 2;
+  }
+  if (access(agent, R_OK)) {
+    fprintf(stderr, "umlbed: agent %s: %s (use --agent or $UMLBED_AGENT)\n", agent, strerror(errno));
+    return 2;
+  }
+  char kreal[PATH_MAX], areal[PATH_MAX];
+  g.cfg.kernel = realpath(kernel, kreal) ? kreal : kernel;
+  g.cfg.agent = realpath(agent, areal) ? areal : agent;
+  const char *tmp = getenv("TMPDIR");
+  g.cfg.tmpbase = tmp && *tmp ? tmp : "/tmp";
+  if (gdb) {
+    if (g.njobs != 1) {
+      fprintf(stderr, "umlbed: --gdb runs exactly one scenario (got %d; use --filter)\n", g.njobs);
+      return 2;
+    }
+    g.cfg.gdb_interactive = !batch && isatty(0);
+    g.cfg.gdb_script = write_gdb_script(breaks, nbreaks, g.cfg.gdb_interactive);
+    if (g.cfg.gdb_script == NULL) {
+      fprintf(stderr, "umlbed: cannot write the gdb script: %s\n", strerror(errno));
+      return 2;
+    }
+    if (g.cfg.gdb_interactive) g.cfg.timeout_s = 0;
+  }
+
+  /* Orphaned UML helper processes get reparented to us, so we can reap and account for them. */
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
+  signal(SIGPIPE, SIG_IGN);
+  g.tty = isatty(2);
+  g.loop = uv_default_loop();
+  uv_signal_init(g.loop, &g.sigint);
+  uv_signal_init(g.loop, &g.sigterm);
+  uv_signal_start(&g.sigint, on_signal, SIGINT);
+  uv_signal_start(&g.sigterm, on_signal, SIGTERM);
+  printf("TAP version 13\n1..%d\n", g.njobs);
+  fflush(stdout);
+  start_next();
+  uv_run(g.loop, UV_RUN_DEFAULT);
+  int rc = uv_loop_close(g.loop);
+  if (rc) fprintf(stderr, "umlbed: loop not closed cleanly: %s\n", uv_strerror(rc));
+  remove_gdb_dir();
+
+  int bad = 0;
+  for (int i = 0; i < g.njobs; i++)
+    if (!g.jobs[i].done || (g.jobs[i].verdict != UMB_OK && g.jobs[i].verdict != UMB_SKIP)) bad = 1;
+  if (g.junit && write_junit(g.junit)) fprintf(stderr, "umlbed: cannot write %s\n", g.junit), bad = 1;
+  if (g.json && write_json(g.json)) fprintf(stderr, "umlbed: cannot write %s\n", g.json), bad = 1;
+  for (int i = 0; i < g.njobs; i++) {
+    free(g.jobs[i].file);
+    free(g.jobs[i].name);
+    free(g.jobs[i].diag);
+    free(g.jobs[i].dir);
+  }
+  free(g.jobs);
+  free(bdir);
+  if (g.interrupted) return 128 + g.interrupted;
+  return bad ? 1 : 0;
+}

@@ -1,0 +1,537 @@
+/* scenario.c: runs one scenario: its folder, Lua state and coroutine, its vms, timeout and verdict. */
+#include "scenario.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <lauxlib.h>
+#include <lualib.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* After a fatal console finding, wait this long for the kernel to die before killing it. */
+#define GRACE_MS 1000
+#define EXCERPT_LINES 40
+
+static const char REG_SCEN = 'S'; /* Registry key (its address) for the owning scenario. */
+
+/* Live vms per host CPU, so a new instance goes to the least loaded CPU. */
+static int cpu_load[CPU_SETSIZE];
+
+const char *umb_verdict_name(umb_verdict v) {
+  switch (v) {
+    case UMB_OK: return "ok";
+    case UMB_SKIP: return "SKIP";
+    case UMB_FAILED: return "FAILED";
+    case UMB_CRASHED: return "CRASHED";
+    case UMB_TIMEOUT: return "TIMEOUT";
+    case UMB_ERROR: return "ERROR";
+  }
+  return "?";
+}
+
+umb_scen *umb_scen_from_lua(lua_State *L) {
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &REG_SCEN);
+  umb_scen *sc = lua_touserdata(L, -1);
+  lua_pop(L, 1);
+  return sc;
+}
+
+static lua_State *new_state(void) {
+  lua_State *L = luaL_newstate();
+  if (L == NULL) return NULL;
+  luaL_openlibs(L);
+  luaL_requiref(L, "umlbed", luaopen_umlbed, 0);
+  lua_pop(L, 1);
+  return L;
+}
+
+/* Loads a scenario file and leaves its table on the stack; returns 0 or -EINVAL (message pushed). */
+static int load_table(lua_State *L, const char *file) {
+  if (luaL_loadfile(L, file) != LUA_OK) return -EINVAL;
+  if (lua_pcall(L, 0, 1, 0) != LUA_OK) return -EINVAL;
+  if (!lua_istable(L, -1)) {
+    lua_pop(L, 1);
+    lua_pushfstring(L, "%s: a scenario file must return a table { name = ..., run = function(t, p) ... end }", file);
+    return -EINVAL;
+  }
+  lua_getfield(L, -1, "run");
+  int ok = lua_isfunction(L, -1);
+  lua_pop(L, 1);
+  if (!ok) {
+    lua_pop(L, 1);
+    lua_pushfstring(L, "%s: the scenario table has no run function", file);
+    return -EINVAL;
+  }
+  return 0;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* Expands matrix combination `combo` of the table at tidx: pushes the parameter table and writes
+ * "k=v, ..." to label. Returns the number of combinations (1 without a matrix), or -EINVAL with
+ * a message pushed instead. Keys are taken in sorted order; the last key varies fastest. */
+static int matrix_combo(lua_State *L, int tidx, int combo, umb_buf *label) {
+  char *keys[32];
+  int nkeys = 0, total = 1;
+  tidx = lua_absindex(L, tidx);
+  lua_getfield(L, tidx, "matrix");
+  int midx = lua_gettop(L);
+  if (!lua_isnil(L, midx)) {
+    if (!lua_istable(L, midx)) {
+      lua_pop(L, 1);
+      lua_pushstring(L, "matrix must be a table of lists");
+      return -EINVAL;
+    }
+    lua_pushnil(L);
+    while (lua_next(L, midx)) {
+      lua_pop(L, 1);
+      if (lua_type(L, -1) != LUA_TSTRING || nkeys == 32) {
+        lua_pop(L, 2);
+        lua_pushstring(L, "matrix keys must be strings (at most 32)");
+        return -EINVAL;
+      }
+      keys[nkeys++] = (char *)lua_tostring(L, -1);
+    }
+  }
+  qsort(keys, (size_t)nkeys, sizeof keys[0], cmp_str);
+  int sizes[32];
+  for (int i = 0; i < nkeys; i++) {
+    lua_getfield(L, midx, keys[i]);
+    sizes[i] = lua_istable(L, -1) ? (int)lua_rawlen(L, -1) : 0;
+    lua_pop(L, 1);
+    if (sizes[i] == 0) {
+      lua_pop(L, 1);
+      lua_pushfstring(L, "matrix.%s must be a non-empty list", keys[i]);
+      return -EINVAL;
+    }
+    total *= sizes[i];
+  }
+  lua_newtable(L);
+  int pidx = lua_gettop(L);
+  int rest = combo < 0 ? 0 : combo;
+  for (int i = nkeys - 1; i >= 0; i--) {
+    int which = rest % sizes[i];
+    rest /= sizes[i];
+    lua_getfield(L, midx, keys[i]);
+    lua_rawgeti(L, -1, which + 1);
+    lua_setfield(L, pidx, keys[i]);
+    lua_pop(L, 1);
+  }
+  if (label) {
+    for (int i = 0; i < nkeys; i++) {
+      lua_getfield(L, pidx, keys[i]);
+      umb_buf_printf(label, "%s%s=%s", i ? ", " : "", keys[i], luaL_tolstring(L, -1, NULL));
+      lua_pop(L, 2);
+    }
+  }
+  lua_remove(L, midx);
+  return total;
+}
+
+static char *display_name(lua_State *L, int tidx, const char *file, const char *label) {
+  umb_buf b = {0};
+  lua_getfield(L, tidx, "name");
+  const char *name = lua_tostring(L, -1);
+  if (name == NULL) {
+    const char *slash = strrchr(file, '/');
+    name = slash ? slash + 1 : file;
+  }
+  umb_buf_append(&b, name, strlen(name));
+  lua_pop(L, 1);
+  if (label && *label) umb_buf_printf(&b, " [%s]", label);
+  return b.data ? b.data : strdup("");
+}
+
+int umb_scen_describe(const char *file, char **name, char ***combos, int *ncombos, char **err) {
+  lua_State *L = new_state();
+  *combos = NULL;
+  *ncombos = 0;
+  *name = NULL;
+  *err = NULL;
+  if (L == NULL) return -ENOMEM;
+  int rc = load_table(L, file);
+  if (rc == 0) {
+    int t = lua_gettop(L);
+    umb_buf label = {0};
+    int n = matrix_combo(L, t, 0, NULL);
+    if (n < 0) {
+      rc = -EINVAL;
+    } else {
+      lua_pop(L, 1);
+      *name = display_name(L, t, file, NULL);
+      *combos = calloc((size_t)n, sizeof(char *));
+      for (int i = 0; i < n && *combos; i++) {
+        umb_buf_reset(&label);
+        matrix_combo(L, t, i, &label);
+        lua_pop(L, 1);
+        (*combos)[i] = display_name(L, t, file, label.data);
+      }
+      *ncombos = *combos ? n : 0;
+    }
+    umb_buf_free(&label);
+  }
+  if (rc) {
+    const char *msg = lua_tostring(L, -1);
+    *err = strdup(msg ? msg : "error");
+  }
+  lua_close(L);
+  return rc;
+}
+
+static int copy_file(const char *from, const char *to) {
+  /* A hard link is cheapest; copy when the build tree is on another filesystem. */
+  if (link(from, to) == 0) return 0;
+  int in = open(from, O_RDONLY | O_CLOEXEC), out = -1, rc = 0;
+  if (in < 0) return -errno;
+  out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+  if (out < 0) {
+    rc = -errno;
+    close(in);
+    return rc;
+  }
+  char buf[65536];
+  ssize_t n;
+  while ((n = read(in, buf, sizeof buf)) > 0)
+    if (write(out, buf, (size_t)n) != n) {
+      rc = -EIO;
+      break;
+    }
+  if (n < 0) rc = -errno;
+  close(in);
+  close(out);
+  return rc;
+}
+
+static int make_dirs(umb_scen *sc) {
+  char path[4200];
+  snprintf(sc->dir, sizeof sc->dir, "%s/umlbed-%d-XXXXXX", sc->cfg->tmpbase, (int)getpid());
+  if (mkdtemp(sc->dir) == NULL) {
+    sc->dir[0] = '\0';
+    return -errno;
+  }
+  snprintf(sc->root, sizeof sc->root, "%s/root", sc->dir);
+  static const char *sub[] = {"", "/shared", "/proc", "/sys", "/dev", "/tmp"};
+  for (size_t i = 0; i < sizeof sub / sizeof sub[0]; i++) {
+    snprintf(path, sizeof path, "%s%s", sc->root, sub[i]);
+    if (mkdir(path, 0755)) return -errno;
+  }
+  /* The guest's root is the agent's owner, so the shared folder must be writable by workers
+   * that dropped root (setuid scenarios). */
+  snprintf(path, sizeof path, "%s/shared", sc->root);
+  chmod(path, 01777);
+  snprintf(path, sizeof path, "%s/umlbed-agent", sc->root);
+  return copy_file(sc->cfg->agent, path);
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+  (void)st;
+  (void)flag;
+  (void)ftw;
+  remove(path);
+  return 0;
+}
+
+static void rm_work(uv_work_t *w) {
+  umb_scen *sc = w->data;
+  if (!sc->kept && sc->dir[0]) nftw(sc->dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static void on_timer_closed(uv_handle_t *h) {
+  umb_scen *sc = h->data;
+  if (--sc->nclosing == 0 && sc->done_cb) sc->done_cb(sc);
+}
+
+static void after_rm(uv_work_t *w, int status) {
+  umb_scen *sc = w->data;
+  (void)status;
+  free(w);
+  sc->nclosing = 2;
+  uv_close((uv_handle_t *)&sc->timer, on_timer_closed);
+  uv_close((uv_handle_t *)&sc->grace, on_timer_closed);
+}
+
+static void after_vms(umb_scen *sc) {
+  if (sc->L) {
+    lua_close(sc->L);
+    sc->L = sc->co = NULL;
+  }
+  for (int i = 0; i < sc->nvms; i++) {
+    if (sc->vms[i]->cpu >= 0) cpu_load[sc->vms[i]->cpu]--;
+    free(sc->vms[i]->pending_verb);
+    free(sc->vms[i]->waiter);
+    free(sc->vms[i]);
+    sc->vms[i] = NULL;
+  }
+  sc->nvms = 0;
+  sc->t_end = uv_hrtime();
+  sc->kept = sc->dir[0] && (sc->cfg->keep || (!sc->interrupted && sc->verdict >= UMB_FAILED));
+  uv_work_t *w = calloc(1, sizeof *w);
+  if (w == NULL) {
+    after_rm(NULL, 0);
+    return;
+  }
+  w->data = sc;
+  if (uv_queue_work(sc->loop, w, rm_work, after_rm)) {
+    rm_work(w);
+    after_rm(w, 0);
+  }
+}
+
+static void on_vm_closed(void *data) {
+  umb_svm *svm = data;
+  umb_scen *sc = svm->sc;
+  svm->vm = NULL;
+  if (--sc->nclosing == 0) after_vms(sc);
+}
+
+static void append_excerpt(umb_scen *sc, umb_svm *svm, const char *why) {
+  const umb_scanner *s = umb_vm_scanner(svm->vm);
+  umb_buf_printf(&sc->diag, "vm%d: %s", svm->index, why);
+  if (s->first != UMB_FIND_NONE)
+    umb_buf_printf(&sc->diag, " (%s at console line %zu)", umb_finding_name(s->first), s->first_lineno);
+  umb_buf_printf(&sc->diag, "\nconsole excerpt (%s/console.log):\n", svm->dir);
+  umb_scanner_excerpt(s, &sc->diag, EXCERPT_LINES);
+}
+
+void umb_scen_finish(umb_scen *sc, umb_verdict v, const char *fmt, ...) {
+  if (sc->finishing) return;
+  sc->finishing = 1;
+  sc->verdict = v;
+  if (fmt) {
+    char msg[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (sc->diag.len && sc->diag.data[sc->diag.len - 1] != '\n') umb_buf_append(&sc->diag, "\n", 1);
+    umb_buf_printf(&sc->diag, "%s\n", msg);
+  }
+  uv_timer_stop(&sc->timer);
+  uv_timer_stop(&sc->grace);
+  sc->nclosing = 1; /* Held until every vm close has been started. */
+  for (int i = 0; i < sc->nvms; i++) {
+    if (sc->vms[i]->vm == NULL) continue;
+    sc->nclosing++;
+    umb_vm_close(sc->vms[i]->vm, on_vm_closed, sc->vms[i]);
+  }
+  if (--sc->nclosing == 0) after_vms(sc);
+}
+
+void umb_scen_fail(umb_scen *sc, const char *text) {
+  sc->nfails++;
+  umb_buf_printf(&sc->diag, "%s\n", text);
+}
+
+/* The verdict of a scenario whose run function returned. */
+static void finish_returned(umb_scen *sc) {
+  for (int i = 0; i < sc->nvms; i++) {
+    umb_svm *svm = sc->vms[i];
+    if (svm->vm == NULL) continue;
+    const umb_scanner *s = umb_vm_scanner(svm->vm);
+    if (UMB_FINDING_FATAL(s->worst) || (s->worst != UMB_FIND_NONE && !sc->allow_warnings)) {
+      append_excerpt(sc, svm, "the kernel reported a problem");
+      umb_scen_finish(sc, UMB_CRASHED, NULL);
+      return;
+    }
+  }
+  umb_scen_finish(sc, sc->nfails ? UMB_FAILED : UMB_OK, NULL);
+}
+
+static const char SKIP_MARK = 'K';
+void *umb_scen_skip_mark(void) { return (void *)&SKIP_MARK; }
+
+void umb_scen_resume(umb_scen *sc, int nargs) {
+  if (sc->finishing || sc->co == NULL) {
+    if (sc->co) lua_pop(sc->co, nargs);
+    return;
+  }
+  int nres = 0;
+  sc->pending_what = NULL;
+  int st = lua_resume(sc->co, sc->L, nargs, &nres);
+  if (st == LUA_YIELD) {
+    lua_pop(sc->co, nres);
+    return;
+  }
+  if (sc->finishing) return;
+  if (st == LUA_OK) {
+    finish_returned(sc);
+    return;
+  }
+  /* t:skip() raises a table {skip = reason}; anything else is an error in the scenario. */
+  if (lua_istable(sc->co, -1)) {
+    lua_rawgetp(sc->co, -1, umb_scen_skip_mark());
+    if (!lua_isnil(sc->co, -1)) {
+      umb_scen_finish(sc, UMB_SKIP, "%s", lua_tostring(sc->co, -1) ? lua_tostring(sc->co, -1) : "");
+      return;
+    }
+    lua_pop(sc->co, 1);
+  }
+  const char *msg = luaL_tolstring(sc->co, -1, NULL);
+  luaL_traceback(sc->co, sc->co, msg, 0);
+  umb_scen_finish(sc, UMB_ERROR, "%s", lua_tostring(sc->co, -1));
+}
+
+static void on_timeout(uv_timer_t *t) {
+  umb_scen *sc = t->data;
+  for (int i = 0; i < sc->nvms; i++)
+    if (sc->vms[i]->vm) append_excerpt(sc, sc->vms[i], "console at the timeout");
+  umb_scen_finish(sc, UMB_TIMEOUT, "no verdict after %.1f s%s%s", sc->cfg->timeout_s,
+                  sc->pending_what ? "; waiting for " : "", sc->pending_what ? sc->pending_what : "");
+}
+
+static void on_grace(uv_timer_t *t) {
+  umb_scen *sc = t->data;
+  if (sc->crashed && sc->crashed->vm) append_excerpt(sc, sc->crashed, "the kernel crashed");
+  umb_scen_finish(sc, UMB_CRASHED, NULL);
+}
+
+static void on_vm_event(umb_vm *vm, umb_vm_event ev, void *data) {
+  umb_svm *svm = data;
+  umb_scen *sc = svm->sc;
+  switch (ev) {
+    case UMB_VM_READY:
+      if (svm->index < UMB_SCEN_VMS_MAX) sc->boot_ms[sc->nboot++] = umb_vm_boot_ms(vm);
+      umb_lua_vm_event(svm, ev);
+      break;
+    case UMB_VM_FINDING:
+      if (UMB_FINDING_FATAL(umb_vm_scanner(vm)->worst) && sc->crashed == NULL && !sc->finishing) {
+        /* Let the kernel finish printing and die; the DEAD event usually comes first. */
+        sc->crashed = svm;
+        uv_timer_start(&sc->grace, on_grace, GRACE_MS, 0);
+      }
+      break;
+    case UMB_VM_DEAD:
+      if (sc->finishing) break;
+      if (svm->expect_exit && umb_vm_scanner(vm)->worst < UMB_FIND_BUG) {
+        umb_lua_vm_event(svm, ev);
+        break;
+      }
+      append_excerpt(sc, svm, umb_vm_death(vm) ? umb_vm_death(vm) : "died");
+      umb_scen_finish(sc, UMB_CRASHED, NULL);
+      break;
+    case UMB_VM_GONE:
+      svm->gone = 1;
+      break;
+  }
+}
+
+int umb_scen_vm_spawn(umb_scen *sc, const char *mem, const char *cmdline, int time_travel,
+                      umb_svm **out) {
+  if (sc->nvms == UMB_SCEN_VMS_MAX) return -EMFILE;
+  umb_svm *svm = calloc(1, sizeof *svm);
+  if (svm == NULL) return -ENOMEM;
+  svm->sc = sc;
+  svm->index = sc->nvms;
+  snprintf(svm->dir, sizeof svm->dir, "%s/vm%d", sc->dir, svm->index);
+  snprintf(svm->root, sizeof svm->root, "%s", sc->root);
+  snprintf(svm->shared, sizeof svm->shared, "%s/shared", sc->root);
+  if (mkdir(svm->dir, 0755)) {
+    int rc = -errno;
+    free(svm);
+    return rc;
+  }
+  /* Pin to the least loaded allowed CPU: one instance per CPU makes faults much faster. */
+  cpu_set_t allowed;
+  svm->cpu = -1;
+  if (sched_getaffinity(0, sizeof allowed, &allowed) == 0) {
+    for (int c = 0; c < CPU_SETSIZE; c++)
+      if (CPU_ISSET(c, &allowed) && (svm->cpu < 0 || cpu_load[c] < cpu_load[svm->cpu])) svm->cpu = c;
+  }
+  char umid[128];
+  snprintf(umid, sizeof umid, "umlbed-%d-%p-%d", (int)getpid(), (void *)sc, svm->index);
+  char extra[4096];
+  snprintf(extra, sizeof extra, "%s%s%s", sc->cfg->cmdline ? sc->cfg->cmdline : "",
+           cmdline && sc->cfg->cmdline ? " " : "", cmdline ? cmdline : "");
+  umb_vm_options o = {
+      .kernel = sc->cfg->kernel,
+      .root = sc->root,
+      .dir = svm->dir,
+      .umid = umid,
+      .mem = mem ? mem : sc->cfg->mem,
+      .cmdline = extra[0] ? extra : NULL,
+      .time_travel = time_travel || sc->cfg->time_travel,
+      .cpu = svm->cpu,
+      .gdb = sc->cfg->gdb_script,
+      .gdb_interactive = sc->cfg->gdb_interactive,
+      .ignore = sc->cfg->strict ? NULL : umb_scanner_known_warnings,
+  };
+  int rc = umb_vm_spawn(sc->loop, &o, on_vm_event, svm, &svm->vm);
+  if (rc) {
+    free(svm);
+    return rc;
+  }
+  if (svm->cpu >= 0) cpu_load[svm->cpu]++;
+  sc->vms[sc->nvms++] = svm;
+  *out = svm;
+  return 0;
+}
+
+static int start_lua(umb_scen *sc) {
+  lua_State *L = sc->L = new_state();
+  if (L == NULL) return -ENOMEM;
+  lua_pushlightuserdata(L, sc);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &REG_SCEN);
+  if (load_table(L, sc->file)) return -EINVAL;
+  int t = lua_gettop(L);
+  lua_getfield(L, t, "allow_warnings");
+  sc->allow_warnings = lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  lua_getfield(L, t, "skip");
+  if (lua_isstring(L, -1)) {
+    umb_scen_finish(sc, UMB_SKIP, "%s", lua_tostring(L, -1));
+    return 0;
+  }
+  lua_pop(L, 1);
+  sc->co = lua_newthread(L);
+  luaL_ref(L, LUA_REGISTRYINDEX);
+  lua_getfield(L, t, "run");
+  umb_lua_push_t(L);
+  if (matrix_combo(L, t, sc->combo, NULL) < 0) return -EINVAL;
+  /* The t object carries the parameters too, for helpers that only get t. */
+  lua_pushvalue(L, -1);
+  lua_setfield(L, -3, "params");
+  lua_xmove(L, sc->co, 3);
+  lua_settop(L, 0);
+  if (sc->cfg->timeout_s > 0)
+    uv_timer_start(&sc->timer, on_timeout, (uint64_t)(sc->cfg->timeout_s * 1000), 0);
+  umb_scen_resume(sc, 2);
+  return 0;
+}
+
+int umb_scen_start(umb_scen *sc) {
+  sc->t_start = uv_hrtime();
+  uv_timer_init(sc->loop, &sc->timer);
+  uv_timer_init(sc->loop, &sc->grace);
+  sc->timer.data = sc->grace.data = sc;
+  int rc = make_dirs(sc);
+  if (rc) {
+    umb_scen_finish(sc, UMB_ERROR, "cannot prepare the run folder under %s: %s (agent %s)", sc->cfg->tmpbase,
+                    strerror(-rc), sc->cfg->agent);
+    return rc;
+  }
+  rc = start_lua(sc);
+  if (rc) {
+    const char *msg = sc->L ? lua_tostring(sc->L, -1) : NULL;
+    umb_scen_finish(sc, UMB_ERROR, "%s", msg ? msg : strerror(-rc));
+  }
+  return rc;
+}
+
+void umb_scen_interrupt(umb_scen *sc) {
+  if (sc->finishing) return;
+  sc->interrupted = 1;
+  umb_scen_finish(sc, UMB_ERROR, "interrupted by a signal");
+}
+
+void umb_scen_free(umb_scen *sc) {
+  umb_buf_free(&sc->diag);
+  free(sc->file);
+  free(sc->name);
+  free(sc);
+}

@@ -1,0 +1,190 @@
+/* umlbed.h: the runner's contract: protocol codec, console scanner, UML instances and scenario runs. */
+#ifndef UMLBED_H
+#define UMLBED_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <uv.h>
+
+#define UMB_PROTOCOL_VERSION 1
+/* A protocol line may not exceed this, newline included (docs/protocol.md). */
+#define UMB_LINE_MAX (4u << 20)
+
+/* ---- Growable byte buffer. ---- */
+
+/* A NUL-terminated growable buffer; data is NULL until the first append. */
+typedef struct umb_buf {
+  char *data;
+  size_t len;
+  size_t cap;
+} umb_buf;
+
+/* Append bytes; returns 0 or -ENOMEM (the buffer is unchanged on failure). */
+int umb_buf_append(umb_buf *b, const void *p, size_t n);
+/* Append formatted text; returns 0 or -ENOMEM. */
+int umb_buf_printf(umb_buf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void umb_buf_reset(umb_buf *b);
+void umb_buf_free(umb_buf *b);
+
+/* ---- Protocol codec (docs/protocol.md). ---- */
+
+/* Append the percent-encoding of p[0..n) to b ("-" for the empty string). */
+int umb_pct_encode(umb_buf *b, const void *p, size_t n);
+/* Decode one token in place; sets *n to the decoded length.
+ * Returns 0 or -EINVAL for a malformed escape. */
+int umb_pct_decode(char *tok, size_t *n);
+
+/* A parsed reply or event. The pointers point into the line that was parsed. */
+#define UMB_MSG_FIELDS_MAX 512
+typedef struct umb_msg {
+  uint64_t id;
+  const char *verb;
+  int ok;        /* 1 for "ok", 0 for "err". */
+  int nfields;   /* Fields after ok/err; for err: ENAME MESSAGE. */
+  char *fields[UMB_MSG_FIELDS_MAX];
+} umb_msg;
+
+/* Split a reply line (without its newline) in place. Returns 0, or -EINVAL if the line
+ * is not "ID VERB ok|err FIELD...", or -E2BIG if it has too many fields. */
+int umb_msg_parse(char *line, size_t len, umb_msg *m);
+/* Parse a protocol number (decimal or 0x hex). Returns 0 or -EINVAL. */
+int umb_num_parse(const char *s, uint64_t *v);
+
+/* Splits a byte stream into lines. Lines longer than max are cut at max bytes and flagged. */
+typedef struct umb_lines {
+  umb_buf buf;
+  size_t max;
+  int overflow;  /* The current line has exceeded max and is being discarded. */
+} umb_lines;
+
+/* Called once per complete line (without the newline, NUL-terminated in place). A
+ * truncated line is reported with toolong set. Return nonzero to stop feeding. */
+typedef int (*umb_line_cb)(void *arg, char *line, size_t len, int toolong);
+/* Feed bytes; returns what the last callback returned, or -ENOMEM. */
+int umb_lines_feed(umb_lines *l, const char *p, size_t n, umb_line_cb cb, void *arg);
+/* Report a final unterminated line, if any. */
+int umb_lines_flush(umb_lines *l, umb_line_cb cb, void *arg);
+void umb_lines_free(umb_lines *l);
+
+/* ---- Console scanner. ---- */
+
+typedef enum umb_finding {
+  UMB_FIND_NONE = 0,
+  UMB_FIND_WARNING,  /* "WARNING:" (the kernel keeps running). */
+  UMB_FIND_LOCKDEP,  /* Lockdep: "possible circular locking" and other "WARNING: possible". */
+  UMB_FIND_BUG,      /* "BUG:" */
+  UMB_FIND_OOPS,     /* "Oops" */
+  UMB_FIND_PANIC,    /* "Kernel panic" */
+} umb_finding;
+
+/* Whether a finding means the kernel is dead or dying (as opposed to a warning). */
+#define UMB_FINDING_FATAL(f) ((f) >= UMB_FIND_BUG)
+
+/* Scans a console stream line by line and keeps it for excerpts. */
+typedef struct umb_scanner {
+  umb_lines lines;
+  umb_buf log;          /* Complete lines seen so far (capped at log_max; later lines dropped). */
+  size_t log_max;
+  size_t nlines;
+  umb_finding first;    /* First finding (NONE if none). */
+  umb_finding worst;    /* Most severe finding. */
+  size_t first_off;     /* Offset in log of the line of the first finding. */
+  size_t first_lineno;  /* 1-based line number of the first finding. */
+  const char *const *ignore; /* NULL-terminated substrings: warnings whose line matches are not findings. */
+  size_t nignored;      /* Warnings ignored that way. */
+} umb_scanner;
+
+/* Known warnings of the UML 6.1 kernel that have nothing to do with what umlbed tests:
+ * "suspicious RCU usage" from force_flush_all() walking the maple tree at every fork. */
+extern const char *const umb_scanner_known_warnings[];
+
+void umb_scanner_init(umb_scanner *s);
+/* Feed console bytes. Returns the most severe finding in these bytes (NONE if none). */
+umb_finding umb_scanner_feed(umb_scanner *s, const char *p, size_t n);
+/* Treat a final unterminated line as complete (call at EOF). */
+umb_finding umb_scanner_finish(umb_scanner *s);
+/* Classify one console line. */
+umb_finding umb_scanner_classify(const char *line);
+const char *umb_finding_name(umb_finding f);
+/* Append an excerpt to out: a few lines before the first finding and up to max_lines
+ * from it, or the last max_lines lines when there is no finding. */
+int umb_scanner_excerpt(const umb_scanner *s, umb_buf *out, size_t max_lines);
+void umb_scanner_free(umb_scanner *s);
+
+/* ---- UML instances. ---- */
+
+typedef struct umb_vm umb_vm;
+typedef struct umb_req umb_req;
+
+/* Completion of a request. status is 0 with reply set, or a negative errno with reply NULL
+ * (-ECANCELED when the vm was closed, -EPIPE when the guest went away). */
+typedef void (*umb_req_cb)(umb_req *req, int status, umb_msg *reply);
+
+struct umb_req {
+  uint64_t id;
+  umb_req_cb cb;
+  void *data;  /* For the caller. */
+  umb_vm *vm;
+  umb_req *next;
+};
+
+typedef enum umb_vm_event {
+  UMB_VM_READY,    /* The agent sent "ready". */
+  UMB_VM_FINDING,  /* The console scanner found something; see umb_vm_scanner(). */
+  UMB_VM_DEAD,     /* UML exited, or a protocol stream ended or broke, without umb_vm_kill(). */
+  UMB_VM_GONE,     /* Every process of the instance has exited after umb_vm_kill() or death. */
+} umb_vm_event;
+
+typedef void (*umb_vm_event_cb)(umb_vm *vm, umb_vm_event ev, void *data);
+
+typedef struct umb_vm_options {
+  const char *kernel;    /* Path to the UML binary. */
+  const char *root;      /* Hostfs root folder (absolute). */
+  const char *dir;       /* This instance's own folder: console.log, uml/, tmp/ (absolute). */
+  const char *umid;
+  const char *mem;       /* e.g. "64M" */
+  const char *cmdline;   /* Extra kernel command line, split at spaces (may be NULL). */
+  int time_travel;       /* Add time-travel=inf-cpu. */
+  int cpu;               /* Host CPU to pin to, or -1. */
+  const char *gdb;       /* If set: run the kernel under this gdb script (batch mode). */
+  int gdb_interactive;   /* gdb keeps the terminal. */
+  const char *const *ignore; /* Console warnings that are not findings (see umb_scanner). */
+} umb_vm_options;
+
+/* Spawn a UML instance. On success *out is set and cb gets its events; on failure
+ * (negative errno) nothing was started and cb is never called. */
+int umb_vm_spawn(uv_loop_t *loop, const umb_vm_options *opt, umb_vm_event_cb cb, void *data,
+                 umb_vm **out);
+/* Send "ID PID VERB ARGS" (args already encoded, may be NULL). On success req->cb is called
+ * exactly once; on failure (negative errno) never. */
+int umb_vm_request(umb_vm *vm, umb_req *req, uint64_t pid, const char *verb, const char *args,
+                   umb_req_cb cb);
+/* Kill the instance's process group; pending requests complete with -ECANCELED. The
+ * UMB_VM_GONE event follows once every process has exited. Idempotent. */
+void umb_vm_kill(umb_vm *vm);
+/* Release the instance after UMB_VM_GONE (or kill it first if needed); close_cb (may be NULL)
+ * runs when all handles are closed, after which the vm must not be used. */
+void umb_vm_close(umb_vm *vm, void (*close_cb)(void *data), void *data);
+
+const umb_scanner *umb_vm_scanner(const umb_vm *vm);
+int umb_vm_pid(const umb_vm *vm);
+int umb_vm_is_ready(const umb_vm *vm);
+int umb_vm_is_dead(const umb_vm *vm);
+/* Why the vm died (static string), or NULL. */
+const char *umb_vm_death(const umb_vm *vm);
+/* The agent's ready event: page size and kernel release. */
+long umb_vm_pagesize(const umb_vm *vm);
+const char *umb_vm_release(const umb_vm *vm);
+const char *umb_vm_dir(const umb_vm *vm);
+/* Monotonic time (ms) from spawn to the ready event, or -1. */
+double umb_vm_boot_ms(const umb_vm *vm);
+
+/* ---- Errno names. ---- */
+
+/* "EINVAL" for -EINVAL or EINVAL; "E<n>" for unknown values (static buffer for those). */
+const char *umb_errname(int err);
+/* The errno for a name, or 0. */
+int umb_errno_from_name(const char *name);
+
+#endif

@@ -1,0 +1,570 @@
+/* vm.c: one UML instance: spawn in its own process group, console scanning, protocol requests, kill and reap. */
+#include "umlbed.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define VM_ARGS_MAX 64
+/* How long to wait for a killed instance's processes to disappear before giving up. */
+#define VM_GONE_POLL_MS 2
+#define VM_GONE_LIMIT_MS 10000
+
+struct umb_vm {
+  uv_loop_t *loop;
+  uv_process_t proc;
+  uv_pipe_t con;   /* Console (UML stdout/stderr) → runner. */
+  uv_pipe_t tx;    /* Runner → guest (UML fd 3). */
+  uv_pipe_t rx;    /* Guest (UML fd 4) → runner. */
+  uv_timer_t gone_timer;
+  int nhandles;    /* Initialised handles not yet closed. */
+  umb_vm_event_cb cb;
+  void *data;
+  void (*close_cb)(void *data);
+  void *close_data;
+
+  int pid;
+  int uml_pid;      /* From uml_dir/UMID/pid when it differs from pid (gdb). */
+  char *pidfile;
+  char *dir;
+  int logfd;
+  umb_scanner scan;
+  umb_lines proto;
+  umb_req *pending;
+  uint64_t next_id;
+
+  unsigned exited : 1, killed : 1, dead : 1, gone : 1, ready : 1, closing : 1, con_eof : 1,
+      rx_eof : 1, gdb : 1, dead_reported : 1;
+  const char *death;
+  long pagesize;
+  char release[128];
+  uint64_t t_spawn, t_ready;
+  uint64_t gone_started;
+  char rbuf[65536];
+};
+
+typedef struct vm_write {
+  uv_write_t w;
+  umb_vm *vm;
+  umb_buf line;
+} vm_write;
+
+static void vm_emit(umb_vm *vm, umb_vm_event ev) {
+  if (vm->cb && !vm->closing) vm->cb(vm, ev, vm->data);
+}
+
+/* Completes every pending request with status; used on kill and on death. */
+static void vm_fail_pending(umb_vm *vm, int status) {
+  while (vm->pending) {
+    umb_req *r = vm->pending;
+    vm->pending = r->next;
+    r->next = NULL;
+    r->cb(r, status, NULL);
+  }
+}
+
+static void vm_kill_group(umb_vm *vm);
+
+/* DEAD is reported once the console has been read to its end, so excerpts are complete. */
+static void vm_report_dead(umb_vm *vm) {
+  if (vm->dead && !vm->dead_reported && (vm->con_eof || vm->gone)) {
+    vm->dead_reported = 1;
+    vm_emit(vm, UMB_VM_DEAD);
+  }
+}
+
+static void vm_die(umb_vm *vm, const char *why) {
+  if (vm->dead || vm->killed) return;
+  vm->dead = 1;
+  vm->death = why;
+  vm_fail_pending(vm, -EPIPE);
+  /* Whatever broke, the rest of the instance must not outlive it. */
+  vm_kill_group(vm);
+  vm_report_dead(vm);
+}
+
+static int group_alive(int pgid) {
+  if (pgid <= 0) return 0;
+  /* Reap zombies of the group that were reparented to us (we are a subreaper). */
+  while (waitpid(-pgid, NULL, WNOHANG) > 0) {
+  }
+  return kill(-pgid, 0) == 0 || errno != ESRCH;
+}
+
+static void on_gone_timer(uv_timer_t *t);
+
+static void vm_check_gone(umb_vm *vm) {
+  if (vm->gone || !vm->exited || !vm->killed) return;
+  int alive = group_alive(vm->pid);
+  if (!alive && vm->uml_pid > 0) alive = group_alive(vm->uml_pid) || kill(vm->uml_pid, 0) == 0;
+  uint64_t now = uv_now(vm->loop);
+  if (alive && now - vm->gone_started < VM_GONE_LIMIT_MS) {
+    if (!uv_is_active((uv_handle_t *)&vm->gone_timer))
+      uv_timer_start(&vm->gone_timer, on_gone_timer, VM_GONE_POLL_MS, VM_GONE_POLL_MS);
+    return;
+  }
+  if (alive) fprintf(stderr, "umlbed: processes of group %d survived SIGKILL for %d ms\n", vm->pid,
+                     VM_GONE_LIMIT_MS);
+  uv_timer_stop(&vm->gone_timer);
+  vm->gone = 1;
+  vm_report_dead(vm);
+  vm_emit(vm, UMB_VM_GONE);
+}
+
+static void on_gone_timer(uv_timer_t *t) { vm_check_gone(t->data); }
+
+static void on_proc_exit(uv_process_t *p, int64_t status, int sig) {
+  umb_vm *vm = p->data;
+  (void)status;
+  (void)sig;
+  vm->exited = 1;
+  if (!vm->killed) {
+    /* UML ended by itself: a panic exits, and so does poweroff. Either way the guest is gone. */
+    vm_die(vm, vm->ready ? "UML exited" : "UML exited before the agent was ready");
+  }
+  vm_check_gone(vm);
+}
+
+static void on_alloc(uv_handle_t *h, size_t hint, uv_buf_t *buf) {
+  umb_vm *vm = h->data;
+  (void)hint;
+  *buf = uv_buf_init(vm->rbuf, sizeof vm->rbuf);
+}
+
+static void on_con_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf) {
+  umb_vm *vm = s->data;
+  if (n > 0) {
+    if (vm->logfd >= 0 && write(vm->logfd, buf->base, (size_t)n) < 0) {
+      close(vm->logfd);
+      vm->logfd = -1;
+    }
+    if (umb_scanner_feed(&vm->scan, buf->base, (size_t)n) != UMB_FIND_NONE) vm_emit(vm, UMB_VM_FINDING);
+  } else if (n < 0) {
+    uv_read_stop(s);
+    vm->con_eof = 1;
+    if (umb_scanner_finish(&vm->scan) != UMB_FIND_NONE) vm_emit(vm, UMB_VM_FINDING);
+    vm_die(vm, "console closed");
+    vm_report_dead(vm);
+  }
+}
+
+static int on_proto_line(void *arg, char *line, size_t len, int toolong) {
+  umb_vm *vm = arg;
+  umb_msg *m = malloc(sizeof *m);
+  if (m == NULL) return -ENOMEM;
+  int rc = toolong ? -E2BIG : umb_msg_parse(line, len, m);
+  if (rc) {
+    free(m);
+    /* Before the agent is up, the tty may carry noise; afterwards garbage means a broken agent. */
+    if (!vm->ready) return 0;
+    vm_die(vm, "protocol error: unparsable line from the agent");
+    return -EPROTO;
+  }
+  if (m->id == 0) {
+    if (strcmp(m->verb, "ready") == 0 && m->ok && !vm->ready) {
+      uint64_t ver = 0, ps = 0;
+      if (m->nfields < 3 || umb_num_parse(m->fields[0], &ver) || umb_num_parse(m->fields[1], &ps) ||
+          ver != UMB_PROTOCOL_VERSION) {
+        free(m);
+        vm_die(vm, "protocol error: bad ready event (version mismatch?)");
+        return -EPROTO;
+      }
+      size_t n;
+      if (umb_pct_decode(m->fields[2], &n) == 0) snprintf(vm->release, sizeof vm->release, "%s", m->fields[2]);
+      vm->pagesize = (long)ps;
+      vm->ready = 1;
+      vm->t_ready = uv_hrtime();
+      free(m);
+      vm_emit(vm, UMB_VM_READY);
+      return 0;
+    }
+    /* Other events ("exited", or error replies the agent could not attribute) carry no request. */
+    free(m);
+    return 0;
+  }
+  umb_req **pp = &vm->pending;
+  while (*pp && (*pp)->id != m->id) pp = &(*pp)->next;
+  if (*pp == NULL) {
+    free(m);
+    vm_die(vm, "protocol error: reply to an unknown request");
+    return -EPROTO;
+  }
+  umb_req *r = *pp;
+  *pp = r->next;
+  r->next = NULL;
+  r->cb(r, 0, m);
+  free(m);
+  return 0;
+}
+
+static void on_rx_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf) {
+  umb_vm *vm = s->data;
+  if (n > 0) {
+    if (vm->dead || vm->killed) return;
+    if (umb_lines_feed(&vm->proto, buf->base, (size_t)n, on_proto_line, vm) == -ENOMEM)
+      vm_die(vm, "out of memory reading the protocol");
+  } else if (n < 0) {
+    uv_read_stop(s);
+    vm->rx_eof = 1;
+    vm_die(vm, "unexpected EOF on the protocol channel");
+  }
+}
+
+static void on_write(uv_write_t *w, int status) {
+  vm_write *vw = (vm_write *)w;
+  umb_vm *vm = vw->vm;
+  umb_buf_free(&vw->line);
+  free(vw);
+  if (status < 0 && status != UV_ECANCELED) vm_die(vm, "write to the agent failed");
+}
+
+int umb_vm_request(umb_vm *vm, umb_req *req, uint64_t pid, const char *verb, const char *args,
+                   umb_req_cb cb) {
+  if (vm->dead || vm->killed || vm->closing) return -EPIPE;
+  if (!vm->ready) return -EAGAIN;
+  vm_write *vw = calloc(1, sizeof *vw);
+  if (vw == NULL) return -ENOMEM;
+  uint64_t id = ++vm->next_id;
+  int rc = umb_buf_printf(&vw->line, "%llu %llu %s", (unsigned long long)id, (unsigned long long)pid, verb);
+  if (rc == 0 && args && *args) rc = umb_buf_printf(&vw->line, " %s", args);
+  if (rc == 0) rc = umb_buf_append(&vw->line, "\n", 1);
+  if (rc == 0 && vw->line.len > UMB_LINE_MAX) rc = -E2BIG;
+  if (rc) {
+    umb_buf_free(&vw->line);
+    free(vw);
+    return rc;
+  }
+  vw->vm = vm;
+  uv_buf_t b = uv_buf_init(vw->line.data, (unsigned)vw->line.len);
+  rc = uv_write(&vw->w, (uv_stream_t *)&vm->tx, &b, 1, on_write);
+  if (rc) {
+    umb_buf_free(&vw->line);
+    free(vw);
+    return rc;
+  }
+  req->id = id;
+  req->cb = cb;
+  req->vm = vm;
+  req->next = vm->pending;
+  vm->pending = req;
+  return 0;
+}
+
+static void vm_read_pidfile(umb_vm *vm) {
+  if (vm->pidfile == NULL || vm->uml_pid > 0) return;
+  FILE *f = fopen(vm->pidfile, "r");
+  int p = 0;
+  if (f) {
+    if (fscanf(f, "%d", &p) != 1) p = 0;
+    fclose(f);
+  }
+  if (p > 0 && p != vm->pid) vm->uml_pid = p;
+}
+
+static void vm_kill_group(umb_vm *vm) {
+  if (vm->killed) return;
+  vm->killed = 1;
+  vm->gone_started = uv_now(vm->loop);
+  /* Under interactive gdb the kernel is a grandchild in another group; its pid file names it. */
+  vm_read_pidfile(vm);
+  if (!vm->exited) {
+    uv_kill(-vm->pid, SIGKILL);
+    uv_kill(vm->pid, SIGKILL);
+  }
+  if (vm->uml_pid > 0) {
+    uv_kill(-vm->uml_pid, SIGKILL);
+    uv_kill(vm->uml_pid, SIGKILL);
+  }
+  vm_check_gone(vm);
+}
+
+void umb_vm_kill(umb_vm *vm) {
+  vm_kill_group(vm);
+  vm_fail_pending(vm, -ECANCELED);
+}
+
+static void on_handle_closed(uv_handle_t *h) {
+  umb_vm *vm = h->data;
+  if (--vm->nhandles > 0) return;
+  void (*cb)(void *) = vm->close_cb;
+  void *data = vm->close_data;
+  umb_scanner_free(&vm->scan);
+  umb_lines_free(&vm->proto);
+  if (vm->logfd >= 0) close(vm->logfd);
+  free(vm->pidfile);
+  free(vm->dir);
+  free(vm);
+  if (cb) cb(data);
+}
+
+static void vm_close_handles(umb_vm *vm) {
+  uv_handle_t *hs[] = {(uv_handle_t *)&vm->proc, (uv_handle_t *)&vm->con, (uv_handle_t *)&vm->tx,
+                       (uv_handle_t *)&vm->rx, (uv_handle_t *)&vm->gone_timer};
+  for (size_t i = 0; i < sizeof hs / sizeof hs[0]; i++)
+    if (hs[i]->data == vm && !uv_is_closing(hs[i])) uv_close(hs[i], on_handle_closed);
+}
+
+static void vm_close_when_gone(umb_vm *vm, umb_vm_event ev, void *data) {
+  (void)data;
+  if (ev == UMB_VM_GONE) {
+    vm->closing = 1;
+    vm_close_handles(vm);
+  }
+}
+
+void umb_vm_close(umb_vm *vm, void (*close_cb)(void *data), void *data) {
+  vm->close_cb = close_cb;
+  vm->close_data = data;
+  if (vm->gone) {
+    vm->closing = 1;
+    vm_close_handles(vm);
+    return;
+  }
+  /* Wait for the processes first; events after this point only drive the close. */
+  vm->cb = vm_close_when_gone;
+  vm->data = NULL;
+  umb_vm_kill(vm);
+}
+
+static char *xstrdup(const char *s) { return s ? strdup(s) : NULL; }
+
+static int mkpipe(int fds[2]) { return uv_pipe(fds, 0, 0); }
+
+int umb_vm_spawn(uv_loop_t *loop, const umb_vm_options *opt, umb_vm_event_cb cb, void *data,
+                 umb_vm **out) {
+  int rc, devnull = -1, con[2] = {-1, -1}, tx[2] = {-1, -1}, rx[2] = {-1, -1};
+  char *args[VM_ARGS_MAX + 16];
+  int nargs = 0;
+  char *extra = NULL;
+  umb_vm *vm = calloc(1, sizeof *vm);
+  if (vm == NULL) return -ENOMEM;
+  vm->loop = loop;
+  vm->cb = cb;
+  vm->data = data;
+  vm->logfd = -1;
+  umb_scanner_init(&vm->scan);
+  vm->scan.ignore = opt->ignore;
+  vm->proto.max = UMB_LINE_MAX;
+  vm->dir = xstrdup(opt->dir);
+
+  char path[4096];
+  snprintf(path, sizeof path, "%s/console.log", opt->dir);
+  vm->logfd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (vm->logfd < 0) {
+    rc = -errno;
+    goto fail;
+  }
+  snprintf(path, sizeof path, "%s/uml", opt->dir);
+  if (mkdir(path, 0755) && errno != EEXIST) {
+    rc = -errno;
+    goto fail;
+  }
+  char umldir[4200], tmpdir[4200];
+  snprintf(umldir, sizeof umldir, "uml_dir=%s/uml", opt->dir);
+  snprintf(tmpdir, sizeof tmpdir, "TMPDIR=%s/tmp", opt->dir);
+  snprintf(path, sizeof path, "%s/tmp", opt->dir);
+  if (mkdir(path, 0755) && errno != EEXIST) {
+    rc = -errno;
+    goto fail;
+  }
+  snprintf(path, sizeof path, "%s/uml/%s/pid", opt->dir, opt->umid);
+  vm->pidfile = strdup(path);
+  vm->gdb = opt->gdb != NULL;
+
+  /* The kernel command line (fixed part first, then the caller's extra options). */
+  char rootflags[4200], umid[300], memarg[64];
+  snprintf(rootflags, sizeof rootflags, "rootflags=%s", opt->root);
+  snprintf(umid, sizeof umid, "umid=%s", opt->umid);
+  snprintf(memarg, sizeof memarg, "mem=%s", opt->mem ? opt->mem : "64M");
+  char gdbx[4200];
+  if (opt->gdb) {
+    args[nargs++] = "gdb";
+    args[nargs++] = "-q";
+    args[nargs++] = "-nx";
+    if (!opt->gdb_interactive) args[nargs++] = "-batch";
+    snprintf(gdbx, sizeof gdbx, "%s", opt->gdb);
+    args[nargs++] = "-x";
+    args[nargs++] = gdbx;
+    args[nargs++] = "--args";
+  }
+  args[nargs++] = (char *)opt->kernel;
+  args[nargs++] = memarg;
+  args[nargs++] = "root=/dev/root";
+  args[nargs++] = "rootfstype=hostfs";
+  args[nargs++] = rootflags;
+  args[nargs++] = "rw";
+  args[nargs++] = "init=/umlbed-agent";
+  /* Under gdb, fds 0-2 belong to gdb; the console uses fds 5 and 6 instead. */
+  args[nargs++] = opt->gdb ? "con0=fd:5,fd:6" : "con0=fd:0,fd:1";
+  args[nargs++] = "con=null";
+  args[nargs++] = "ssl=null";
+  args[nargs++] = "ssl0=fd:3,fd:4";
+  args[nargs++] = umid;
+  args[nargs++] = umldir;
+  if (opt->time_travel) args[nargs++] = "time-travel=inf-cpu";
+  if (opt->cmdline) {
+    extra = strdup(opt->cmdline);
+    if (extra == NULL) {
+      rc = -ENOMEM;
+      goto fail;
+    }
+    for (char *save = NULL, *tok = strtok_r(extra, " \t\n", &save); tok; tok = strtok_r(NULL, " \t\n", &save)) {
+      if (nargs >= VM_ARGS_MAX) {
+        rc = -E2BIG;
+        goto fail;
+      }
+      args[nargs++] = tok;
+    }
+  }
+  args[nargs] = NULL;
+
+  devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+  if (devnull < 0) {
+    rc = -errno;
+    goto fail;
+  }
+  if ((rc = mkpipe(con)) || (rc = mkpipe(tx)) || (rc = mkpipe(rx))) goto fail;
+
+  uv_stdio_container_t stdio[7];
+  memset(stdio, 0, sizeof stdio);
+  int nstdio;
+  if (opt->gdb) {
+    /* gdb talks to the user: the terminal when interactive, the runner's stderr in batch mode. */
+    for (int i = 0; i < 3; i++) {
+      stdio[i].flags = UV_INHERIT_FD;
+      stdio[i].data.fd = opt->gdb_interactive ? i : (i == 0 ? devnull : 2);
+    }
+    stdio[5].flags = UV_INHERIT_FD;
+    stdio[5].data.fd = devnull;
+    stdio[6].flags = UV_INHERIT_FD;
+    stdio[6].data.fd = con[1];
+    nstdio = 7;
+  } else {
+    /* A pipe at EOF on stdin loses console output in UML, so stdin is /dev/null. */
+    stdio[0].flags = UV_INHERIT_FD;
+    stdio[0].data.fd = devnull;
+    stdio[1].flags = UV_INHERIT_FD;
+    stdio[1].data.fd = con[1];
+    stdio[2].flags = UV_INHERIT_FD;
+    stdio[2].data.fd = con[1];
+    nstdio = 5;
+  }
+  stdio[3].flags = UV_INHERIT_FD;
+  stdio[3].data.fd = tx[0];
+  stdio[4].flags = UV_INHERIT_FD;
+  stdio[4].data.fd = rx[1];
+
+  extern char **environ;
+  char *env[256];
+  int nenv = 0;
+  for (char **e = environ; *e && nenv < 250; e++)
+    if (strncmp(*e, "TMPDIR=", 7) != 0) env[nenv++] = *e;
+  env[nenv++] = tmpdir;
+  env[nenv] = NULL;
+
+  uv_process_options_t po;
+  memset(&po, 0, sizeof po);
+  po.exit_cb = on_proc_exit;
+  po.file = args[0];
+  po.args = args;
+  po.env = env;
+  po.cwd = opt->dir;
+  po.stdio = stdio;
+  po.stdio_count = nstdio;
+  /* Detached means setsid(): the instance is its own process group and can be killed as one. */
+  po.flags = opt->gdb_interactive ? 0 : UV_PROCESS_DETACHED;
+
+  /* The child inherits our affinity and core limit at fork; set both just around the spawn. */
+  cpu_set_t saved, one;
+  int pinned = 0;
+  if (opt->cpu >= 0 && sched_getaffinity(0, sizeof saved, &saved) == 0) {
+    CPU_ZERO(&one);
+    CPU_SET(opt->cpu, &one);
+    pinned = sched_setaffinity(0, sizeof one, &one) == 0;
+  }
+  struct rlimit core, nocore;
+  int gotcore = getrlimit(RLIMIT_CORE, &core) == 0;
+  if (gotcore) {
+    nocore = core;
+    nocore.rlim_cur = 0;
+    setrlimit(RLIMIT_CORE, &nocore);
+  }
+  vm->proc.data = vm;
+  vm->t_spawn = uv_hrtime();
+  rc = uv_spawn(loop, &vm->proc, &po);
+  if (gotcore) setrlimit(RLIMIT_CORE, &core);
+  if (pinned) sched_setaffinity(0, sizeof saved, &saved);
+  if (rc) {
+    /* A failed uv_spawn still initialised the handle: free the vm in its close callback. */
+    for (int i = 0; i < 2; i++) {
+      close(con[i]);
+      close(tx[i]);
+      close(rx[i]);
+    }
+    close(devnull);
+    free(extra);
+    vm->cb = NULL;
+    vm->nhandles = 1;
+    uv_close((uv_handle_t *)&vm->proc, on_handle_closed);
+    return rc;
+  }
+  vm->nhandles = 1;
+  vm->pid = vm->proc.pid;
+  close(con[1]);
+  close(tx[0]);
+  close(rx[1]);
+  con[1] = tx[0] = rx[1] = -1;
+  close(devnull);
+  devnull = -1;
+
+  uv_pipe_init(loop, &vm->con, 0);
+  uv_pipe_init(loop, &vm->tx, 0);
+  uv_pipe_init(loop, &vm->rx, 0);
+  uv_timer_init(loop, &vm->gone_timer);
+  vm->con.data = vm->tx.data = vm->rx.data = vm->gone_timer.data = vm;
+  vm->nhandles += 4;
+  uv_pipe_open(&vm->con, con[0]);
+  uv_pipe_open(&vm->tx, tx[1]);
+  uv_pipe_open(&vm->rx, rx[0]);
+  con[0] = tx[1] = rx[0] = -1;
+  uv_read_start((uv_stream_t *)&vm->con, on_alloc, on_con_read);
+  uv_read_start((uv_stream_t *)&vm->rx, on_alloc, on_rx_read);
+  free(extra);
+  *out = vm;
+  return 0;
+
+fail:
+  for (int i = 0; i < 2; i++) {
+    if (con[i] >= 0) close(con[i]);
+    if (tx[i] >= 0) close(tx[i]);
+    if (rx[i] >= 0) close(rx[i]);
+  }
+  if (devnull >= 0) close(devnull);
+  if (vm->logfd >= 0) close(vm->logfd);
+  umb_scanner_free(&vm->scan);
+  free(extra);
+  free(vm->pidfile);
+  free(vm->dir);
+  free(vm);
+  return rc;
+}
+
+const umb_scanner *umb_vm_scanner(const umb_vm *vm) { return &vm->scan; }
+int umb_vm_pid(const umb_vm *vm) { return vm->pid; }
+int umb_vm_is_ready(const umb_vm *vm) { return vm->ready; }
+int umb_vm_is_dead(const umb_vm *vm) { return vm->dead || vm->killed; }
+const char *umb_vm_death(const umb_vm *vm) { return vm->death; }
+long umb_vm_pagesize(const umb_vm *vm) { return vm->pagesize; }
+const char *umb_vm_release(const umb_vm *vm) { return vm->release; }
+const char *umb_vm_dir(const umb_vm *vm) { return vm->dir; }
+double umb_vm_boot_ms(const umb_vm *vm) {
+  return vm->ready ? (double)(vm->t_ready - vm->t_spawn) / 1e6 : -1;
+}
