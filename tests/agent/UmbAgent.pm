@@ -1,0 +1,276 @@
+# UmbAgent.pm: drives the guest agent over its protocol, on the host (--stdio) or as PID 1 of a UML instance.
+package UmbAgent;
+
+use strict;
+use warnings;
+use Fcntl qw(F_GETFD F_SETFD FD_CLOEXEC);
+use File::Copy qw(copy);
+use File::Path qw(make_path remove_tree);
+use File::Temp qw(tempdir);
+use IO::Handle;
+use IO::Select;
+use POSIX qw(:sys_wait_h);
+use Time::HiRes qw(time);
+
+our @LIVE;    # every agent not yet closed, for the END block and signal handlers
+
+sub pct {
+    my ($s) = @_;
+    return '-' if $s eq '';
+    return '%2D' if $s eq '-';
+    $s =~ s/([^\x21-\x24\x26-\x7e])/sprintf('%%%02X', ord $1)/ge;
+    return $s;
+}
+
+sub unpct {
+    my ($s) = @_;
+    return '' if $s eq '-';
+    $s =~ s/%([0-9A-Fa-f]{2})/chr hex $1/ge;
+    return $s;
+}
+
+sub repo_root {
+    my $d = __FILE__;
+    $d =~ s{/tests/agent/[^/]*$}{};
+    $d = '.' if $d eq __FILE__;
+    require Cwd;
+    return Cwd::abs_path($d);
+}
+
+# The kernel to boot: UMLBED_KERNEL, else the patched full build, else Debian's.
+sub default_kernel {
+    return $ENV{UMLBED_KERNEL} if $ENV{UMLBED_KERNEL};
+    my $full = repo_root() . '/build/kernel/full/obj/linux';
+    return -x $full ? $full : '/usr/bin/linux.uml';
+}
+
+sub _spawn {
+    my ($self, $setup, @cmd) = @_;
+    pipe(my $to_r, my $to_w) or die "pipe: $!";
+    pipe(my $from_r, my $from_w) or die "pipe: $!";
+    my $pid = fork;
+    die "fork: $!" unless defined $pid;
+    if ($pid == 0) {
+        POSIX::setsid();
+        $setup->($to_r, $from_w);
+        exec @cmd or POSIX::_exit(127);
+    }
+    close $to_r;
+    close $from_w;
+    $to_w->autoflush(1);
+    $self->{pid} = $pid;
+    $self->{to} = $to_w;
+    $self->{from} = $from_r;
+    $self->{sel} = IO::Select->new($from_r);
+    $self->{buf} = '';
+    $self->{next_id} = 1;
+    $self->{replies} = {};
+    $self->{events} = [];
+    $self->{t0} = time;
+    push @LIVE, $self;
+}
+
+sub _fd_to {
+    my ($fh, $fd) = @_;
+    my $src = fileno $fh;
+    if ($src != $fd) {
+        POSIX::dup2($src, $fd) // die "dup2: $!";
+    }
+    # dup2 clears close-on-exec, but a descriptor that already had the number keeps Perl's flag.
+    open my $h, '+<&=', $fd or die "fdopen $fd: $!";
+    my $fl = fcntl($h, F_GETFD, 0);
+    fcntl($h, F_SETFD, $fl & ~FD_CLOEXEC);
+}
+
+# Host mode: the agent binary with --stdio, optionally under a wrapper (valgrind).
+sub host {
+    my ($class, %o) = @_;
+    my $self = bless {mode => 'host', tmp => tempdir('umlbed-agent-t.XXXXXX', TMPDIR => 1, CLEANUP => 0)}, $class;
+    my @wrap = @{$o{wrap} // []};
+    $self->_spawn(sub {
+        my ($in, $out) = @_;
+        POSIX::dup2(fileno $in, 0);
+        POSIX::dup2(fileno $out, 1);
+    }, @wrap, $o{agent}, '--stdio');
+    return $self;
+}
+
+# UML mode: a fresh hostfs root holding the agent as /init, shared/ and any extra programs under /bin.
+sub uml {
+    my ($class, %o) = @_;
+    my $tmp = tempdir('umlbed-agent-t.XXXXXX', TMPDIR => 1, CLEANUP => 0);
+    my $self = bless {mode => 'uml', tmp => $tmp}, $class;
+    my $root = "$tmp/root";
+    make_path("$root/shared", "$root/bin", "$tmp/uml");
+    copy($o{agent}, "$root/init") or die "copy agent: $!";
+    chmod 0755, "$root/init";
+    for my $p (@{$o{programs} // []}) {
+        (my $base = $p) =~ s{.*/}{};
+        copy($p, "$root/bin/$base") or die "copy $p: $!";
+        chmod 0755, "$root/bin/$base";
+    }
+    $self->{root} = $root;
+    $self->{console} = "$tmp/console.log";
+    my $kernel = $o{kernel} // default_kernel();
+    my @cmd = ($kernel, 'mem=' . ($o{mem} // '128M'), 'root=/dev/root', 'rootfstype=hostfs', "rootflags=$root",
+        'rw', 'init=/init', 'con=null', 'con0=fd:0,fd:1', 'ssl=null', 'ssl0=fd:3,fd:4', "umid=agent-t-$$",
+        "uml_dir=$tmp/uml", @{$o{cmdline} // []});
+    my $console = $self->{console};
+    $self->_spawn(sub {
+        my ($in, $out) = @_;
+        _fd_to($in, 3);
+        _fd_to($out, 4);
+        open STDIN, '<', '/dev/null';
+        open STDOUT, '>', $console;
+        open STDERR, '>&', \*STDOUT;
+        $ENV{TMPDIR} = "$tmp/uml";
+    }, @cmd);
+    return $self;
+}
+
+# Reads one line (without "\n") or returns undef at EOF or when the deadline passes.
+sub _line {
+    my ($self, $deadline) = @_;
+    while (index($self->{buf}, "\n") < 0) {
+        my $left = $deadline - time;
+        return undef if $left <= 0;
+        next unless $self->{sel}->can_read($left);
+        my $n = sysread $self->{from}, my $chunk, 1 << 20;
+        return undef unless $n;
+        $self->{buf} .= $chunk;
+    }
+    my $i = index($self->{buf}, "\n");
+    my $l = substr($self->{buf}, 0, $i);
+    substr($self->{buf}, 0, $i + 1) = '';
+    return $l;
+}
+
+sub _parse {
+    my ($l) = @_;
+    my @f = split / /, $l, -1;
+    my $m = {line => $l, id => $f[0], verb => $f[1], status => $f[2] // ''};
+    if ($m->{status} eq 'ok') {
+        $m->{ok} = 1;
+        $m->{fields} = [@f[3 .. $#f]];
+    } elsif ($m->{status} eq 'err') {
+        $m->{ename} = $f[3];
+        $m->{msg} = defined $f[4] ? unpct($f[4]) : undef;
+        $m->{nfields} = scalar @f;
+    }
+    return $m;
+}
+
+# Reads messages until pred(message) holds; events and replies are filed on the way.
+sub _pump {
+    my ($self, $pred, $timeout) = @_;
+    my $deadline = time + ($timeout // 30);
+    for (;;) {
+        my $l = $self->_line($deadline);
+        return undef unless defined $l;
+        my $m = _parse($l);
+        push @{$self->{log}}, $l;
+        if (defined $m->{id} && $m->{id} eq '0') {
+            push @{$self->{events}}, $m;
+        } else {
+            $self->{replies}{$m->{id} // ''} = $m;
+        }
+        return $m if $pred->($m);
+    }
+}
+
+sub wait_ready {
+    my ($self, $timeout) = @_;
+    my $m = $self->_pump(sub { $_[0]{id} eq '0' && ($_[0]{verb} // '') eq 'ready' }, $timeout);
+    $self->{ready_s} = time - $self->{t0} if $m;
+    return $m;
+}
+
+sub send_raw {
+    my ($self, $bytes) = @_;
+    local $SIG{PIPE} = 'IGNORE';
+    print {$self->{to}} $bytes;
+}
+
+# Sends a request; returns its ID.
+sub send {
+    my ($self, $pid, $verb, @args) = @_;
+    my $id = $self->{next_id}++;
+    $self->send_raw(join(' ', $id, $pid, $verb, @args) . "\n");
+    return $id;
+}
+
+sub reply {
+    my ($self, $id, $timeout) = @_;
+    return delete $self->{replies}{$id} if $self->{replies}{$id};
+    my $m = $self->_pump(sub { ($_[0]{id} // '') eq $id }, $timeout);
+    delete $self->{replies}{$id} if $m;
+    return $m;
+}
+
+# Any reply with this ID, including ones filed earlier (ID 0 for protocol errors without an ID).
+sub call {
+    my ($self, $pid, $verb, @args) = @_;
+    return $self->reply($self->send($pid, $verb, @args));
+}
+
+sub event {
+    my ($self, $verb, $pid, $timeout) = @_;
+    my $match = sub { $_[0]{id} eq '0' && ($_[0]{verb} // '') eq $verb
+        && (!defined $pid || ($_[0]{fields}[0] // '') eq $pid) };
+    for my $i (0 .. $#{$self->{events}}) {
+        return splice @{$self->{events}}, $i, 1 if $match->($self->{events}[$i]);
+    }
+    my $m = $self->_pump($match, $timeout);
+    @{$self->{events}} = grep { $_ != $m } @{$self->{events}} if $m;
+    return $m;
+}
+
+sub console {
+    my ($self) = @_;
+    open my $fh, '<', $self->{console} or return '';
+    local $/;
+    return scalar <$fh>;
+}
+
+# Waits for the instance to end by itself (after poweroff); returns its wait status or undef on timeout.
+sub wait_exit {
+    my ($self, $timeout) = @_;
+    my $deadline = time + ($timeout // 30);
+    while (time < $deadline) {
+        my $r = waitpid($self->{pid}, WNOHANG);
+        if ($r == $self->{pid}) {
+            $self->{status} = $?;
+            $self->{reaped} = 1;
+            return $?;
+        }
+        select undef, undef, undef, 0.01;
+    }
+    return undef;
+}
+
+# Kills the whole process group (UML and its helpers) and removes the temp folder; safe to call twice.
+sub close {
+    my ($self) = @_;
+    return if $self->{closed}++;
+    close $self->{to} if $self->{to};
+    if ($self->{pid}) {
+        kill 'KILL', -$self->{pid};
+        waitpid($self->{pid}, 0) unless $self->{reaped};
+        # Wait until no process of the group is left (UML's helpers die with their kernel).
+        for (1 .. 500) {
+            last unless kill 0, -$self->{pid};
+            select undef, undef, undef, 0.01;
+        }
+    }
+    remove_tree($self->{tmp}) if $self->{tmp} && !$ENV{UMLBED_KEEP};
+    @LIVE = grep { $_ != $self } @LIVE;
+}
+
+sub cleanup_all { $_->close for @LIVE }
+
+END { cleanup_all() }
+for my $sig (qw(INT TERM HUP)) {
+    $SIG{$sig} = sub { cleanup_all(); $SIG{$sig} = 'DEFAULT'; kill $sig, $$; };
+}
+
+1;
