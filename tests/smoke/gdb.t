@@ -33,11 +33,12 @@ for my $variant (@variants) {
 		my $r = boot(argv => \@argv, tmpdir => "$dir/tmp", timeout => $ENV{UMLBED_GDB_TIMEOUT} // 120);
 
 		ok(!$r->{timed_out}, "$variant: gdb and UML finished within the timeout");
-		like($r->{console}, qr/^Breakpoint 1 at 0x[0-9a-f]+: (?:file \S+, line \d+|invalidate_mmap_range\. \(\d+ locations\))/m,
+		ok(!$r->{leftover}, "$variant: no process of gdb or UML left after cleanup");
+		ok($r->{console} =~ qr/^Breakpoint 1 at 0x[0-9a-f]+: (?:file \S+, line \d+|invalidate_mmap_range\. \(\d+ locations\))/m,
 		     "$variant: gdb set the breakpoint on invalidate_mmap_range");
-		like($r->{console}, qr/^Breakpoint 2 at 0x[0-9a-f]+: (?:file \S+, line \d+|__invalidate_mmap_range\. \(\d+ locations\))/m,
+		ok($r->{console} =~ qr/^Breakpoint 2 at 0x[0-9a-f]+: (?:file \S+, line \d+|__invalidate_mmap_range\. \(\d+ locations\))/m,
 		     "$variant: gdb set the breakpoint on __invalidate_mmap_range");
-		like($r->{console}, qr/^\[Inferior 1 \(process \d+\) exited normally\]/m,
+		ok($r->{console} =~ qr/^\[Inferior 1 \(process \d+\) exited normally\]/m,
 		     "$variant: the kernel ran to its power-off under gdb");
 		like($r->{tap}, qr/^1\.\.\d+$/m, "$variant: the guest finished its run (plan printed)");
 
