@@ -16,7 +16,8 @@ int umb_buf_append(umb_buf *b, const void *p, size_t n) {
     b->data = d;
     b->cap = cap;
   }
-  if (n) memcpy(b->data + b->len, p, n);
+  /* A NULL p only reserves room (the bytes are left for the caller to fill). */
+  if (n && p) memcpy(b->data + b->len, p, n);
   b->len += n;
   b->data[b->len] = '\0';
   return 0;

@@ -412,8 +412,12 @@ static void on_vm_event(umb_vm *vm, umb_vm_event ev, void *data) {
         umb_lua_vm_event(svm, ev);
         break;
       }
-      append_excerpt(sc, svm, umb_vm_death(vm) ? umb_vm_death(vm) : "died");
-      umb_scen_finish(sc, UMB_CRASHED, NULL);
+      {
+        /* A broken agent is an error of the test setup; a dying kernel is a crash. */
+        const char *why = umb_vm_death(vm) ? umb_vm_death(vm) : "died";
+        append_excerpt(sc, svm, why);
+        umb_scen_finish(sc, strncmp(why, "protocol error", 14) ? UMB_CRASHED : UMB_ERROR, NULL);
+      }
       break;
     case UMB_VM_GONE:
       svm->gone = 1;
