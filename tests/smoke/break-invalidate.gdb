@@ -3,13 +3,13 @@
 break invalidate_mmap_range
 commands
 silent
-printf "umlbed-hit invalidate_mmap_range holebegin=%lld holelen=%lld\n", holebegin, holelen
+printf "umlbed-hit invalidate_mmap_range holebegin=%llu holelen=%llu\n", holebegin, holelen
 continue
 end
 break __invalidate_mmap_range
 commands
 silent
-printf "umlbed-hit __invalidate_mmap_range holebegin=%lld holelen=%lld\n", holebegin, holelen
+printf "umlbed-hit __invalidate_mmap_range holebegin=%llu holelen=%llu\n", holebegin, holelen
 continue
 end
 run

@@ -434,6 +434,30 @@ static void umb_trigger_check(uint64_t offset, uint64_t length, const char *numf
 	umb_check_pages(text, first, count);
 }
 
+/*
+ * Extreme offsets and lengths reach the seed's rounding and overflow paths. Which pages they zap is for the scenarios
+ * to establish; here the write must be accepted and the kernel must live on (the host checks the log for splats).
+ */
+static void umb_trigger_extreme(uint64_t offset, uint64_t length)
+{
+	struct umb_state st;
+	char text[128], got[2][64];
+	ssize_t n;
+
+	snprintf(text, sizeof(text), "%s 0x%" PRIx64 " 0x%" PRIx64, umb_data_path, offset, length);
+	umb_views_touch();
+	umb_tap_diag("umlbed-call trigger %" PRIu64 " %" PRIu64, offset, length);
+	n = umb_trigger(text);
+	if (n == 0)
+		umb_counts.seed_calls++;
+	if (!umb_tap_ok(n == 0, "trigger accepts \"%s\"", text))
+		umb_tap_diag("write: %s", strerror((int)-n));
+	umb_state_read(&st);
+	for (int v = 0; v < UMB_VIEWS; v++)
+		umb_mask_str(got[v], st.mask[v], umb_views[v].pages);
+	umb_tap_diag("parent's PTEs after it: %s and %s (P: present)", got[0], got[1]);
+}
+
 static void umb_trigger_reject(const char *text, int want)
 {
 	ssize_t n = umb_trigger(text);
@@ -625,6 +649,13 @@ int main(void)
 	umb_trigger_reject("/proc 0 4096", EINVAL);
 	umb_trigger_reject("/no-such-file 0 4096", ENOENT);
 	umb_check_pages("malformed writes zapped nothing", 0, 0);
+
+	umb_trigger_extreme(UINT64_MAX, UINT64_MAX);
+	umb_trigger_extreme(0, UINT64_MAX);
+	umb_trigger_extreme(0, INT64_MAX);
+	umb_trigger_extreme((uint64_t)INT64_MAX, 1);
+	umb_trigger_extreme(UINT64_C(1) << 63, 4096);
+	umb_trigger_extreme(UINT64_MAX - 4095, 8192);
 
 	/* The kernel lives on: well-formed calls still work, in hex, and with the optional words. */
 	umb_trigger_check(9 * umb_page_size, 2 * umb_page_size, "0x%" PRIx64, "seed keep");
