@@ -20,7 +20,7 @@ void umb_scanner_init(umb_scanner *s) {
 umb_finding umb_scanner_classify(const char *line) {
   /* Lockdep headers start with "WARNING: possible ..." so they are checked first. */
   if (strstr(line, "WARNING: possible") || strstr(line, "possible circular locking") ||
-      strstr(line, "WARNING: inconsistent lock state"))
+      strstr(line, "WARNING: inconsistent lock state") || strstr(line, "WARNING: suspicious RCU usage"))
     return UMB_FIND_LOCKDEP;
   if (strstr(line, "Kernel panic")) return UMB_FIND_PANIC;
   if (strstr(line, "Oops")) return UMB_FIND_OOPS;

@@ -1,0 +1,493 @@
+/* test-main.c: unit tests of the codec and console scanner, and vm tests against a fake UML (this binary re-run). */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "umlbed.h"
+
+/* ---- A small TAP harness: each test is a function; CHECK records and continues. ---- */
+
+static int failures_in_test;
+static char self_exe[4096];
+static const char *datadir = "tests/data";
+
+#define CHECK(cond)                                                                     \
+  do {                                                                                  \
+    if (!(cond)) {                                                                      \
+      printf("#   %s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);               \
+      failures_in_test++;                                                               \
+    }                                                                                   \
+  } while (0)
+
+/* ---- The fake UML: speaks the agent protocol on fds 3/4 and writes a console on stdout. ---- */
+
+static void fake_write(int fd, const char *s) {
+  size_t n = strlen(s);
+  while (n > 0) {
+    ssize_t w = write(fd, s, n);
+    if (w <= 0) _exit(3);
+    s += w;
+    n -= (size_t)w;
+  }
+}
+
+/* Verbs: echo ARGS (reply with ARGS), defer (reply after the next request's reply), garbage,
+ * die, panic, hang, fork (a child that stays in the group), sleep MS. */
+static int fake_uml(const char *mode) {
+  char line[65536], reply[70000], deferred[70000] = "";
+  size_t len = 0;
+  fake_write(1, "Linux version 6.1.0-fake (umlbed-test)\n");
+  if (!strcmp(mode, "noready")) {
+    for (;;) pause();
+  }
+  if (!strcmp(mode, "garbage-early")) fake_write(4, "login: \r\n");
+  fake_write(4, "0 ready ok 1 4096 6.1.0-fake\n");
+  fake_write(1, "Run /umlbed-agent as init process\n");
+  for (;;) {
+    ssize_t n = read(3, line + len, sizeof line - 1 - len);
+    if (n <= 0) return 0;
+    len += (size_t)n;
+    char *nl;
+    while ((nl = memchr(line, '\n', len))) {
+      *nl = '\0';
+      char verb[64] = "", args[65536] = "";
+      unsigned long long id = 0, pid = 0;
+      int k = sscanf(line, "%llu %llu %63s %65535[^\n]", &id, &pid, verb, args);
+      if (k < 3) {
+        fake_write(4, "0 error err EINVAL -\n");
+      } else if (!strcmp(verb, "garbage")) {
+        fake_write(4, "this is not a reply\n");
+      } else if (!strcmp(verb, "die")) {
+        _exit(1);
+      } else if (!strcmp(verb, "panic")) {
+        fake_write(1, "Kernel panic - not syncing: fake panic\nCall Trace:\n [<6021f56b>] panic+0x1c0/0x38d\n");
+        _exit(1);
+      } else if (!strcmp(verb, "hang")) {
+        /* No reply, ever. */
+      } else if (!strcmp(verb, "defer")) {
+        snprintf(deferred, sizeof deferred, "%llu defer ok %s\n", id, k > 3 ? args : "-");
+      } else {
+        if (!strcmp(verb, "fork") && fork() == 0) {
+          for (;;) pause();
+        }
+        if (!strcmp(verb, "sleep")) usleep((useconds_t)atoi(args) * 1000);
+        snprintf(reply, sizeof reply, "%llu %s ok%s%s\n", id, verb, k > 3 ? " " : "", k > 3 ? args : "");
+        fake_write(4, reply);
+        if (deferred[0]) {
+          fake_write(4, deferred);
+          deferred[0] = '\0';
+        }
+      }
+      len -= (size_t)(nl + 1 - line);
+      memmove(line, nl + 1, len);
+    }
+  }
+}
+
+/* ---- Codec tests. ---- */
+
+static void test_pct_roundtrip(void) {
+  const char *cases[] = {"hello", "a b", "100%", "-", "\n\t\x01\xff", "/shared/f 0 4096 seed"};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    umb_buf b = {0};
+    CHECK(umb_pct_encode(&b, cases[i], strlen(cases[i])) == 0);
+    CHECK(strchr(b.data, ' ') == NULL && strchr(b.data, '\n') == NULL);
+    size_t n;
+    CHECK(umb_pct_decode(b.data, &n) == 0);
+    CHECK(n == strlen(cases[i]) && memcmp(b.data, cases[i], n) == 0);
+    umb_buf_free(&b);
+  }
+  umb_buf b = {0};
+  umb_pct_encode(&b, "", 0);
+  CHECK(!strcmp(b.data, "-"));
+  umb_buf_reset(&b);
+  umb_pct_encode(&b, "-", 1);
+  CHECK(!strcmp(b.data, "%2D"));
+  umb_buf_reset(&b);
+  umb_pct_encode(&b, "a b%", 4);
+  CHECK(!strcmp(b.data, "a%20b%25"));
+  umb_buf_free(&b);
+  char bad1[] = "%4", bad2[] = "%zz", bad3[] = "abc%";
+  size_t n;
+  CHECK(umb_pct_decode(bad1, &n) == -EINVAL);
+  CHECK(umb_pct_decode(bad2, &n) == -EINVAL);
+  CHECK(umb_pct_decode(bad3, &n) == -EINVAL);
+  char lower[] = "%2d%41";
+  CHECK(umb_pct_decode(lower, &n) == 0 && n == 2 && !memcmp(lower, "-A", 2));
+}
+
+static void test_num_parse(void) {
+  uint64_t v;
+  CHECK(umb_num_parse("0", &v) == 0 && v == 0);
+  CHECK(umb_num_parse("4096", &v) == 0 && v == 4096);
+  CHECK(umb_num_parse("0x7f0000001000", &v) == 0 && v == 0x7f0000001000ull);
+  CHECK(umb_num_parse("18446744073709551615", &v) == 0 && v == UINT64_MAX);
+  CHECK(umb_num_parse("18446744073709551616", &v) == -EINVAL);
+  CHECK(umb_num_parse("0x10000000000000000", &v) == -EINVAL);
+  CHECK(umb_num_parse("", &v) == -EINVAL);
+  CHECK(umb_num_parse("0x", &v) == -EINVAL);
+  CHECK(umb_num_parse("12a", &v) == -EINVAL);
+  CHECK(umb_num_parse("-1", &v) == -EINVAL);
+}
+
+static int parse(const char *s, umb_msg *m, char *buf) {
+  strcpy(buf, s);
+  return umb_msg_parse(buf, strlen(buf), m);
+}
+
+static void test_msg_parse(void) {
+  umb_msg *m = malloc(sizeof *m);
+  char buf[4096];
+  CHECK(parse("7 mmap ok 0x7f0000000000", m, buf) == 0);
+  CHECK(m->id == 7 && !strcmp(m->verb, "mmap") && m->ok && m->nfields == 1);
+  CHECK(!strcmp(m->fields[0], "0x7f0000000000"));
+  CHECK(parse("3 touch ok", m, buf) == 0 && m->nfields == 0 && m->ok);
+  CHECK(parse("9 trigger err EINVAL bad%20line", m, buf) == 0 && !m->ok && m->nfields == 2);
+  CHECK(parse("0 ready ok 1 4096 6.1.192", m, buf) == 0 && m->id == 0 && m->nfields == 3);
+  /* Garbage of every kind is -EINVAL, never a crash. */
+  const char *bad[] = {"", "hello", "1 x", "1 x maybe", "x y ok", "1  x ok", "1 x ok ", " 1 x ok", "1 x err",
+                       "99999999999999999999999 x ok"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) CHECK(parse(bad[i], m, buf) == -EINVAL);
+  char nul[] = {'1', ' ', 'x', '\0', 'o', 'k'};
+  CHECK(umb_msg_parse(nul, sizeof nul, m) == -EINVAL);
+  /* Too many fields. */
+  umb_buf big = {0};
+  umb_buf_printf(&big, "1 fork ok");
+  for (int i = 0; i < UMB_MSG_FIELDS_MAX + 1; i++) umb_buf_printf(&big, " %d", i);
+  CHECK(umb_msg_parse(big.data, big.len, m) == -E2BIG);
+  umb_buf_free(&big);
+  free(m);
+}
+
+typedef struct lines_seen {
+  int n;
+  int toolong;
+  char last[64];
+} lines_seen;
+
+static int count_line(void *arg, char *line, size_t len, int toolong) {
+  lines_seen *s = arg;
+  s->n++;
+  s->toolong += toolong;
+  snprintf(s->last, sizeof s->last, "%.*s", (int)len, line);
+  return 0;
+}
+
+static void test_lines(void) {
+  umb_lines l = {.max = 8};
+  lines_seen s = {0};
+  umb_lines_feed(&l, "ab", 2, count_line, &s);
+  CHECK(s.n == 0);
+  umb_lines_feed(&l, "c\nde", 4, count_line, &s);
+  CHECK(s.n == 1 && !strcmp(s.last, "abc"));
+  umb_lines_feed(&l, "fghijklmnop\nq\n", 14, count_line, &s);
+  CHECK(s.n == 3 && s.toolong == 1 && !strcmp(s.last, "q"));
+  umb_lines_feed(&l, "tail", 4, count_line, &s);
+  umb_lines_flush(&l, count_line, &s);
+  CHECK(s.n == 4 && !strcmp(s.last, "tail"));
+  umb_lines_free(&l);
+}
+
+static void test_errnames(void) {
+  CHECK(!strcmp(umb_errname(-EINVAL), "EINVAL"));
+  CHECK(!strcmp(umb_errname(ECHILD), "ECHILD"));
+  CHECK(umb_errno_from_name("EFAULT") == EFAULT);
+  CHECK(umb_errno_from_name("ENOTANERRNO") == 0);
+}
+
+/* ---- Scanner tests against golden console logs captured from the UML kernel. ---- */
+
+static umb_scanner *scan_file(const char *name, size_t chunk, int strict) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/%s", datadir, name);
+  FILE *f = fopen(path, "r");
+  if (f == NULL) {
+    printf("#   cannot open %s: %s\n", path, strerror(errno));
+    failures_in_test++;
+    return NULL;
+  }
+  umb_scanner *s = malloc(sizeof *s);
+  umb_scanner_init(s);
+  if (!strict) s->ignore = umb_scanner_known_warnings;
+  char buf[4096];
+  size_t n;
+  /* Odd chunk sizes split lines in the middle, as pipe reads do. */
+  while ((n = fread(buf, 1, chunk, f)) > 0) umb_scanner_feed(s, buf, n);
+  umb_scanner_finish(s);
+  fclose(f);
+  return s;
+}
+
+static void test_scanner_panic(void) {
+  umb_scanner *s = scan_file("panic-sysrq.log", 7, 0);
+  if (s == NULL) return;
+  CHECK(s->first == UMB_FIND_PANIC);
+  CHECK(s->worst == UMB_FIND_PANIC);
+  CHECK(s->first_lineno == 135);
+  CHECK(s->nignored == 2);
+  umb_buf ex = {0};
+  umb_scanner_excerpt(s, &ex, 10);
+  CHECK(ex.data && strstr(ex.data, "Kernel panic - not syncing: sysrq triggered crash"));
+  CHECK(ex.data && strstr(ex.data, "sysrq: Trigger a crash"));
+  umb_buf_free(&ex);
+  umb_scanner_free(s);
+  free(s);
+}
+
+static void test_scanner_lockdep(void) {
+  umb_scanner *s = scan_file("lockdep-rcu.log", 4096, 1);
+  if (s == NULL) return;
+  CHECK(s->first == UMB_FIND_LOCKDEP);
+  CHECK(s->first_lineno == 68);
+  CHECK(!UMB_FINDING_FATAL(s->worst));
+  umb_scanner_free(s);
+  free(s);
+  /* The same log with the known UML warning ignored has no finding at all. */
+  s = scan_file("lockdep-rcu.log", 13, 0);
+  if (s == NULL) return;
+  CHECK(s->first == UMB_FIND_NONE && s->nignored == 2);
+  umb_buf ex = {0};
+  umb_scanner_excerpt(s, &ex, 3);
+  CHECK(ex.data && strstr(ex.data, "fork_handler"));
+  umb_buf_free(&ex);
+  umb_scanner_free(s);
+  free(s);
+}
+
+static void test_scanner_classify(void) {
+  CHECK(umb_scanner_classify("[    1.0] Kernel panic - not syncing: VFS") == UMB_FIND_PANIC);
+  CHECK(umb_scanner_classify("[    1.0] Oops: 0000 [#1] PREEMPT") == UMB_FIND_OOPS);
+  CHECK(umb_scanner_classify("[    1.0] BUG: sleeping function called from invalid context") == UMB_FIND_BUG);
+  CHECK(umb_scanner_classify("[    1.0] WARNING: CPU: 0 PID: 1 at mm/x.c:1 f+0x0/0x1") == UMB_FIND_WARNING);
+  CHECK(umb_scanner_classify("[    1.0] WARNING: possible circular locking dependency detected") ==
+        UMB_FIND_LOCKDEP);
+  CHECK(umb_scanner_classify("[    1.0] WARNING: possible recursive locking detected") == UMB_FIND_LOCKDEP);
+  CHECK(umb_scanner_classify("[    1.0] Run /umlbed-agent as init process") == UMB_FIND_NONE);
+}
+
+/* ---- vm tests against the fake UML. ---- */
+
+typedef struct vmt {
+  uv_loop_t loop;
+  uv_timer_t guard;
+  umb_vm *vm;
+  int ready, finding, dead, gone, closed;
+  int replies;
+  int statuses[8];
+  char fields[8][64];
+  uint64_t order[8];
+  umb_req reqs[8];
+  const char *death;
+  const char *after_ready[8]; /* Verbs to send once ready. */
+  int kill_after_replies;     /* Kill once this many replies arrived (0: after ready + sends). */
+  int kill_on_ready;
+} vmt;
+
+static void on_guard(uv_timer_t *t) {
+  vmt *v = t->data;
+  printf("#   guard timer fired: the test hung\n");
+  failures_in_test++;
+  if (v->vm) umb_vm_kill(v->vm);
+}
+
+static void on_closed(void *data) {
+  vmt *v = data;
+  v->closed++;
+  uv_close((uv_handle_t *)&v->guard, NULL);
+}
+
+static void on_req(umb_req *req, int status, umb_msg *m) {
+  vmt *v = req->data;
+  int i = (int)(req - v->reqs);
+  v->statuses[i] = status ? status : 1;
+  if (m && m->nfields) snprintf(v->fields[i], sizeof v->fields[i], "%s", m->fields[0]);
+  v->order[v->replies++] = req->id;
+  if (v->kill_after_replies && v->replies == v->kill_after_replies) umb_vm_kill(v->vm);
+}
+
+static void on_event(umb_vm *vm, umb_vm_event ev, void *data) {
+  vmt *v = data;
+  switch (ev) {
+    case UMB_VM_READY:
+      v->ready++;
+      for (int i = 0; v->after_ready[i]; i++) {
+        v->reqs[i].data = v;
+        char verb[32], args[32] = "";
+        sscanf(v->after_ready[i], "%31s %31s", verb, args);
+        int rc = umb_vm_request(vm, &v->reqs[i], 7, verb, args[0] ? args : NULL, on_req);
+        CHECK(rc == 0);
+      }
+      if (v->kill_on_ready) umb_vm_kill(vm);
+      break;
+    case UMB_VM_FINDING: v->finding++; break;
+    case UMB_VM_DEAD:
+      v->dead++;
+      v->death = umb_vm_death(vm);
+      break;
+    case UMB_VM_GONE:
+      v->gone++;
+      umb_vm_close(vm, on_closed, v);
+      break;
+  }
+}
+
+static int vm_run(vmt *v, const char *mode) {
+  char dir[] = "/tmp/umlbed-test-XXXXXX";
+  CHECK(mkdtemp(dir) != NULL);
+  setenv("UMLBED_FAKE", mode, 1);
+  uv_loop_init(&v->loop);
+  uv_timer_init(&v->loop, &v->guard);
+  v->guard.data = v;
+  uv_timer_start(&v->guard, on_guard, 10000, 0);
+  umb_vm_options o = {.kernel = self_exe, .root = dir, .dir = dir, .umid = "test", .cpu = 0};
+  int rc = umb_vm_spawn(&v->loop, &o, on_event, v, &v->vm);
+  CHECK(rc == 0);
+  if (rc) uv_close((uv_handle_t *)&v->guard, NULL);
+  uv_run(&v->loop, UV_RUN_DEFAULT);
+  CHECK(uv_loop_close(&v->loop) == 0);
+  unsetenv("UMLBED_FAKE");
+  char cmd[200];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  CHECK(system(cmd) == 0);
+  return rc;
+}
+
+static void test_vm_requests(void) {
+  vmt v = {.after_ready = {"defer 1", "echo 2", NULL}, .kill_after_replies = 2};
+  vm_run(&v, "agent");
+  CHECK(v.ready == 1 && v.gone == 1 && v.closed == 1 && v.dead == 0);
+  CHECK(v.replies == 2);
+  /* The fake answers the deferred request after the second: matching is by ID. */
+  CHECK(v.order[0] == v.reqs[1].id && v.order[1] == v.reqs[0].id);
+  CHECK(v.statuses[0] == 1 && !strcmp(v.fields[0], "1"));
+  CHECK(v.statuses[1] == 1 && !strcmp(v.fields[1], "2"));
+}
+
+static void test_vm_garbage(void) {
+  vmt v = {.after_ready = {"garbage", NULL}};
+  vm_run(&v, "agent");
+  CHECK(v.ready == 1 && v.dead == 1 && v.gone == 1 && v.closed == 1);
+  CHECK(v.statuses[0] == -EPIPE);
+  CHECK(v.death && strstr(v.death, "protocol error"));
+}
+
+static void test_vm_garbage_before_ready(void) {
+  vmt v = {.after_ready = {"echo x", NULL}, .kill_after_replies = 1};
+  vm_run(&v, "garbage-early");
+  CHECK(v.ready == 1 && v.dead == 0 && v.replies == 1 && !strcmp(v.fields[0], "x"));
+}
+
+static void test_vm_eof(void) {
+  vmt v = {.after_ready = {"hang", "die", NULL}};
+  vm_run(&v, "agent");
+  CHECK(v.dead == 1 && v.gone == 1 && v.closed == 1);
+  CHECK(v.statuses[0] == -EPIPE && v.statuses[1] == -EPIPE);
+}
+
+static void test_vm_panic(void) {
+  vmt v = {.after_ready = {"panic", NULL}};
+  vm_run(&v, "agent");
+  CHECK(v.finding >= 1 && v.dead == 1 && v.gone == 1);
+  /* DEAD is reported after the console was read to its end, so the scanner saw the panic. */
+  CHECK(v.statuses[0] == -EPIPE);
+}
+
+static void test_vm_kill_group(void) {
+  vmt v = {.after_ready = {"fork", "fork", "hang", NULL}, .kill_after_replies = 2};
+  vm_run(&v, "agent");
+  CHECK(v.gone == 1 && v.closed == 1);
+  CHECK(v.statuses[2] == -ECANCELED);
+}
+
+static void test_vm_noready_kill(void) {
+  vmt v = {0};
+  uv_loop_init(&v.loop);
+  char dir[] = "/tmp/umlbed-test-XXXXXX";
+  CHECK(mkdtemp(dir) != NULL);
+  setenv("UMLBED_FAKE", "noready", 1);
+  umb_vm_options o = {.kernel = self_exe, .root = dir, .dir = dir, .umid = "test", .cpu = -1};
+  CHECK(umb_vm_spawn(&v.loop, &o, on_event, &v, &v.vm) == 0);
+  int pid = umb_vm_pid(v.vm);
+  uv_timer_init(&v.loop, &v.guard);
+  v.guard.data = &v;
+  uv_timer_start(&v.guard, on_guard, 10000, 0);
+  /* Requests before the agent is ready are refused, and their callback is never called. */
+  umb_req r = {0};
+  CHECK(umb_vm_request(v.vm, &r, 1, "hello", NULL, on_req) == -EAGAIN);
+  umb_vm_close(v.vm, on_closed, &v);
+  uv_run(&v.loop, UV_RUN_DEFAULT);
+  CHECK(uv_loop_close(&v.loop) == 0);
+  CHECK(v.closed == 1 && v.ready == 0 && v.replies == 0);
+  CHECK(kill(-pid, 0) == -1 && errno == ESRCH);
+  unsetenv("UMLBED_FAKE");
+  char cmd[200];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  CHECK(system(cmd) == 0);
+}
+
+static void test_vm_spawn_fails(void) {
+  uv_loop_t loop;
+  uv_loop_init(&loop);
+  umb_vm *vm = NULL;
+  char dir[] = "/tmp/umlbed-test-XXXXXX";
+  CHECK(mkdtemp(dir) != NULL);
+  umb_vm_options o = {.kernel = "/nonexistent/linux", .root = dir, .dir = dir, .umid = "x", .cpu = -1};
+  int rc = umb_vm_spawn(&loop, &o, on_event, NULL, &vm);
+  CHECK(rc == UV_ENOENT);
+  CHECK(vm == NULL);
+  uv_run(&loop, UV_RUN_DEFAULT);
+  CHECK(uv_loop_close(&loop) == 0);
+  char cmd[200];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  CHECK(system(cmd) == 0);
+}
+
+static const struct {
+  const char *name;
+  void (*fn)(void);
+} tests[] = {
+    {"percent-encoding round trip and edge cases", test_pct_roundtrip},
+    {"number parsing", test_num_parse},
+    {"reply parsing rejects garbage", test_msg_parse},
+    {"line splitting across reads", test_lines},
+    {"errno names", test_errnames},
+    {"scanner: classification of console lines", test_scanner_classify},
+    {"scanner: golden panic log (sysrq c)", test_scanner_panic},
+    {"scanner: golden lockdep RCU splat", test_scanner_lockdep},
+    {"vm: replies matched by ID, out of order", test_vm_requests},
+    {"vm: garbage after ready is a protocol error, not a crash", test_vm_garbage},
+    {"vm: noise before ready is ignored", test_vm_garbage_before_ready},
+    {"vm: unexpected EOF fails pending requests", test_vm_eof},
+    {"vm: panic on the console, then death", test_vm_panic},
+    {"vm: kill reaps the whole process group", test_vm_kill_group},
+    {"vm: close before ready kills and reaps", test_vm_noready_kill},
+    {"vm: spawn failure never calls back", test_vm_spawn_fails},
+};
+
+int main(int argc, char **argv) {
+  const char *fake = getenv("UMLBED_FAKE");
+  if (fake) return fake_uml(fake);
+  if (argc > 1) datadir = argv[1];
+  ssize_t n = readlink("/proc/self/exe", self_exe, sizeof self_exe - 1);
+  if (n <= 0) return 2;
+  self_exe[n] = '\0';
+  signal(SIGPIPE, SIG_IGN);
+  /* As in the runner: orphans of the fake's group come back to us to be reaped. */
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
+  int ntests = (int)(sizeof tests / sizeof tests[0]), bad = 0;
+  printf("1..%d\n", ntests);
+  for (int i = 0; i < ntests; i++) {
+    failures_in_test = 0;
+    tests[i].fn();
+    printf("%s %d - %s\n", failures_in_test ? "not ok" : "ok", i + 1, tests[i].name);
+    fflush(stdout);
+    bad += failures_in_test != 0;
+  }
+  return bad ? 1 : 0;
+}
