@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -17,7 +18,7 @@
 #include <termios.h>
 #include <unistd.h>
 
-/* The data file has this many pages; the page masks below are 32-bit, so it must stay at most 32. */
+/* The data file has this many pages; page masks are int64_t with negative values for errors, so at most 62. */
 #define UMB_FILE_PAGES 16
 /* A second, offset view of the file checks that the user address is computed from vm_pgoff. */
 #define UMB_WINDOW_PGOFF 2
@@ -602,6 +603,8 @@ int main(void)
 		return 2;
 	}
 	umb_page_size = sysconf(_SC_PAGESIZE);
+	/* A child that died must show as a failed test (EPIPE), not end PID 1. */
+	signal(SIGPIPE, SIG_IGN);
 	err = umb_mount("proc", "/proc");
 	if (!err)
 		err = umb_mount("sysfs", "/sys");
