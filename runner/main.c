@@ -331,7 +331,10 @@ static const char *write_gdb_script(char **breaks, int nbreaks, int interactive)
           "handle SIGSEGV nostop noprint pass\nhandle SIGUSR1 nostop noprint pass\n"
           "handle SIGIO nostop noprint pass\nhandle SIGALRM nostop noprint pass\n"
           "handle SIGVTALRM nostop noprint pass\nhandle SIGWINCH nostop noprint pass\n"
-          "handle SIGCHLD nostop noprint pass\nhandle SIGTERM nostop noprint pass\n");
+          "handle SIGCHLD nostop noprint pass\nhandle SIGTERM nostop noprint pass\n"
+          "handle SIGUSR2 nostop noprint pass\nhandle SIGPIPE nostop noprint pass\n"
+          /* UML forks helpers it ptraces itself; gdb stays with the kernel process. */
+          "set follow-fork-mode parent\nset detach-on-fork on\n");
   for (int i = 0; i < nbreaks; i++) {
     fprintf(f, "break %s\n", breaks[i]);
     if (!interactive) fprintf(f, "commands\nbt 12\ncontinue\nend\n");

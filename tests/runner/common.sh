@@ -1,0 +1,28 @@
+# common.sh: shared setup for the runner's TAP tests: paths, a private TMPDIR, and TAP helpers.
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=${UMLBED_BUILD:-$SRC/build}
+# UMLBED_RUNNER_DIR selects the build to test ($BUILD/runner or $BUILD/runner-san).
+RDIR=${UMLBED_RUNNER_DIR:-$BUILD/runner}
+UMLBED=$RDIR/umlbed
+UMLBED_TEST=$RDIR/umlbed-test
+SCEN=$SRC/tests/runner/scenarios
+# Every test gets its own TMPDIR so "no folder left behind" can be checked exactly.
+T=$(mktemp -d "${TMPDIR:-/tmp}/umlbed-t.XXXXXX")
+export TMPDIR=$T/tmp
+mkdir -p "$TMPDIR"
+trap 'rm -rf "$T"' EXIT
+n=0
+ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
+check() { desc=$1; shift; if "$@"; then ok 0 "$desc"; else ok 1 "$desc"; fi; }
+diag() { sed 's/^/# /' "$@"; }
+leftover_dirs() { ls "$TMPDIR" | grep -c '^umlbed-' || true; }
+# Runs the runner, keeping stdout, stderr, exit status and wall time in $T/out, $T/err, $rc, $secs.
+run() {
+  start=$(date +%s.%N)
+  "$UMLBED" "$@" >"$T/out" 2>"$T/err"
+  rc=$?
+  secs=$(echo "$(date +%s.%N) - $start" | bc)
+}
+lt() { [ "$(echo "$1 < $2" | bc)" = 1 ]; }
+not() { if "$@"; then return 1; else return 0; fi; }
+running() { pgrep -f "$1" >/dev/null; }

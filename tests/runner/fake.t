@@ -1,0 +1,100 @@
+#!/bin/sh
+# fake.t: the umlbed command line against a fake UML (umlbed-test re-run as the kernel): verdicts, reports, cleanup.
+. "$(dirname "$0")/common.sh"
+export UMLBED_FAKE=agent
+F="--kernel $UMLBED_TEST --agent $UMLBED_TEST"
+
+run run $F "$SCEN/fake-ok.lua"
+check "ok scenario: exit status 0" [ "$rc" = 0 ]
+check "ok scenario: TAP plan and ok line" grep -q '^ok 1 - fake ok$' "$T/out"
+check "ok scenario: no run folder left" [ "$(leftover_dirs)" = 0 ]
+
+run run $F "$SCEN/fake-fail.lua"
+check "failed expectation: exit status 1" [ "$rc" = 1 ]
+check "failed expectation: FAILED verdict" grep -q '^not ok 1 - fake fail # FAILED$' "$T/out"
+check "failed expectation: names file:line" grep -q 'fake-fail.lua:6: deliberate mismatch: got a, want b' "$T/out"
+check "failed expectation: per-page diff" grep -q 'page 3: - not present, want A' "$T/out"
+check "failed expectation: the scenario went on" not grep -q 'the scenario continued' "$T/out"
+kept=$(sed -n 's/^# run folder kept: //p' "$T/out")
+check "failed run: folder kept and named" test -f "$kept/vm0/console.log"
+rm -rf "$kept"
+
+run run $F "$SCEN/fake-error.lua"
+check "Lua error: ERROR verdict" grep -q '# ERROR$' "$T/out"
+check "Lua error: file:line of the error" grep -q 'fake-error.lua:4: attempt to index a nil value' "$T/out"
+check "Lua error: traceback" grep -q 'stack traceback' "$T/out"
+rm -rf "$TMPDIR"/umlbed-*
+
+run run $F --timeout 2 "$SCEN/fake-hang.lua"
+check "hung guest: TIMEOUT verdict" grep -q '# TIMEOUT$' "$T/out"
+check "hung guest: says what it waited for" grep -q 'waiting for hang' "$T/out"
+check "hung guest: verdict within the limit (${secs}s for 2s)" lt "$secs" 4
+rm -rf "$TMPDIR"/umlbed-*
+
+run run $F "$SCEN/fake-garbage.lua"
+check "garbage from the guest: ERROR, not a runner crash" grep -q '# ERROR$' "$T/out"
+check "garbage from the guest: protocol error named" grep -q 'protocol error' "$T/out"
+check "garbage from the guest: exit status 1" [ "$rc" = 1 ]
+rm -rf "$TMPDIR"/umlbed-*
+
+run run $F "$SCEN/fake-eof.lua"
+check "guest EOF: CRASHED" grep -q '# CRASHED$' "$T/out"
+rm -rf "$TMPDIR"/umlbed-*
+
+run run $F "$SCEN/fake-panic.lua"
+check "kernel panic: CRASHED" grep -q '# CRASHED$' "$T/out"
+check "kernel panic: console excerpt" grep -q 'Kernel panic - not syncing: fake panic' "$T/out"
+rm -rf "$TMPDIR"/umlbed-*
+
+run list "$SCEN/fake-matrix.lua"
+check "matrix: list shows 4 combinations" [ "$(wc -l <"$T/out")" = 4 ]
+check "matrix: combination names" grep -q 'fake matrix \[mode=private, sharers=3\]' "$T/out"
+run run $F "$SCEN/fake-matrix.lua"
+check "matrix: exit status 0" [ "$rc" = 0 ]
+check "matrix: 4 ok lines" [ "$(grep -c '^ok' "$T/out")" = 4 ]
+check "matrix: one skipped" grep -q '# SKIP not meaningful here' "$T/out"
+
+run run $F --filter '*private*' "$SCEN/fake-matrix.lua"
+check "filter: only matching combinations" grep -q '^1\.\.2$' "$T/out"
+
+run run $F -j 4 --json "$T/r.json" --junit "$T/r.xml" "$SCEN/fake-ok.lua" "$SCEN/fake-fail.lua" "$SCEN/fake-error.lua" "$SCEN/fake-matrix.lua"
+check "-j 4: all 7 results" [ "$(grep -c '^\(not \)\?ok [0-9]' "$T/out")" = 7 ]
+check "-j 4: exit status 1" [ "$rc" = 1 ]
+check "json report parses with the right counts" python3 -c "
+import json, sys
+r = json.load(open('$T/r.json'))
+s = r['summary']
+sys.exit(not (len(r['results']) == 7 and s['ok'] == 4 and s['FAILED'] == 1 and s['ERROR'] == 1 and s['SKIP'] == 1))"
+check "junit report parses" python3 -c "
+import xml.etree.ElementTree as E, sys
+s = E.parse('$T/r.xml').getroot().find('testsuite')
+sys.exit(not (s.get('tests') == '7' and s.get('failures') == '1' and s.get('errors') == '1'))"
+rm -rf "$TMPDIR"/umlbed-*
+
+run run $F --keep "$SCEN/fake-ok.lua"
+check "--keep keeps a passing run's folder" [ "$(leftover_dirs)" = 1 ]
+rm -rf "$TMPDIR"/umlbed-*
+
+# SIGINT in the middle of a scenario: wait until the fake guest is up, interrupt, check nothing is left.
+"$UMLBED" run $F --timeout 60 "$SCEN/fake-hang.lua" >"$T/out" 2>"$T/err" &
+pid=$!
+i=0
+until grep -qs 'Run /umlbed-agent' "$TMPDIR"/umlbed-*/vm0/console.log || [ $i -ge 500 ]; do i=$((i + 1)); sleep 0.01; done
+check "SIGINT: the fake guest was running" running "umid=umlbed-$pid-"
+kill -INT $pid
+wait $pid
+rc=$?
+check "SIGINT: exit status 130" [ "$rc" = 130 ]
+check "SIGINT: no guest process left" not running "umid=umlbed-$pid-"
+check "SIGINT: no run folder left" [ "$(leftover_dirs)" = 0 ]
+
+run run --kernel /nonexistent "$SCEN/fake-ok.lua"
+check "missing kernel: exit status 2" [ "$rc" = 2 ]
+check "missing kernel: a message" grep -q 'kernel /nonexistent' "$T/err"
+run run --bogus
+check "bad option: exit status 2" [ "$rc" = 2 ]
+run --help
+check "--help: exit 0" [ "$rc" = 0 ]
+check "--help: usage" grep -q 'usage: umlbed run' "$T/out"
+check "no UML/fake process left at the end" not running "umid=umlbed-"
+echo "1..$n"

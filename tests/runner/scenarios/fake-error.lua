@@ -1,0 +1,13 @@
+-- fake-error.lua: a Lua error in the scenario is ERROR with file:line and a traceback.
+local function helper(vm)
+  local x = nil
+  return x.field -- line 4: indexing nil
+end
+
+return {
+  name = "fake error",
+  run = function(t)
+    local vm = assert(t:vm())
+    helper(vm)
+  end,
+}

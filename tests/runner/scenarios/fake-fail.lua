@@ -1,0 +1,10 @@
+-- fake-fail.lua: an expectation fails, the scenario goes on, the verdict is FAILED.
+return {
+  name = "fake fail",
+  run = function(t)
+    local vm = assert(t:vm())
+    t:eq(vm:request(1, "echo", "a"), "b", "deliberate mismatch")
+    t:pages("F-A-", "FFAA", "deliberate page diff")
+    t:expect(vm:request(1, "echo", "still running"), "the scenario continued")
+  end,
+}

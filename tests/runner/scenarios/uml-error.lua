@@ -1,0 +1,9 @@
+-- uml-error.lua: a Lua error after booting the real kernel: ERROR with file:line.
+return {
+  name = "Lua error is ERROR",
+  run = function(t)
+    local vm = assert(t:vm())
+    local p = assert(vm:spawn())
+    error("deliberate error in the scenario") -- line 7
+  end,
+}

@@ -1,0 +1,72 @@
+#!/bin/sh
+# uml.t: integration tests on the patched UML kernel: scenarios, CRASHED/TIMEOUT/ERROR verdicts, SIGINT cleanup, --gdb.
+. "$(dirname "$0")/common.sh"
+KERNEL=${UMLBED_KERNEL:-$BUILD/kernel/full/obj/linux}
+AGENT=${UMLBED_AGENT:-$BUILD/guest/umlbed-agent}
+if [ ! -x "$KERNEL" ] || [ ! -f "$AGENT" ]; then
+  echo "1..0 # SKIP no patched kernel ($KERNEL) or agent ($AGENT)"
+  exit 0
+fi
+K="--kernel $KERNEL --agent $AGENT"
+
+run run $K -j 2 --json "$T/j2.json" "$SRC/scenarios"
+check "scenarios/ pass on the patched kernel (-j 2)" [ "$rc" = 0 ]
+check "scenarios/: TAP that prove accepts" prove -e cat "$T/out"
+j2=$secs
+diag "$T/out"
+run run $K -j 1 --json "$T/j1.json" "$SRC/scenarios"
+check "scenarios/ pass with -j 1" [ "$rc" = 0 ]
+j1=$secs
+echo "# wall time for scenarios/: -j 1 ${j1}s, -j 2 ${j2}s, ratio -j2/-j1 $(echo "scale=2; $j2 / $j1" | bc)"
+python3 - "$T/j1.json" <<'PY'
+import json, statistics, sys
+r = json.load(open(sys.argv[1]))['results']
+boots = [b for x in r for b in x['boot_ms']]
+print("# boot-to-agent-ready median %.0f ms over %d boots (min %.0f, max %.0f)" % (
+    statistics.median(boots), len(boots), min(boots), max(boots)))
+for x in r:
+    print("# %6.3f s  %s" % (x['seconds'], x['name']))
+PY
+check "no run folder left after passing runs" [ "$(leftover_dirs)" = 0 ]
+
+run run $K "$SCEN/uml-panic.lua"
+check "guest panic: CRASHED" grep -q '# CRASHED$' "$T/out"
+check "guest panic: log excerpt with the panic" grep -q 'Kernel panic - not syncing: sysrq triggered crash' "$T/out"
+check "guest panic: the scenario did not go on" not grep -q 'went on after the panic' "$T/out"
+check "guest panic: run folder kept and named" grep -q '^# run folder kept: ' "$T/out"
+rm -rf "$TMPDIR"/umlbed-*
+
+run run $K --timeout 3 "$SCEN/uml-hang.lua"
+check "hung guest: TIMEOUT" grep -q '# TIMEOUT$' "$T/out"
+check "hung guest: within the limit (${secs}s for 3s)" lt "$secs" 5
+rm -rf "$TMPDIR"/umlbed-*
+
+run run $K "$SCEN/uml-error.lua"
+check "Lua error: ERROR" grep -q '# ERROR$' "$T/out"
+check "Lua error: file:line" grep -q 'uml-error.lua:7: deliberate error in the scenario' "$T/out"
+rm -rf "$TMPDIR"/umlbed-*
+
+# SIGINT once the guest runs its busy loop: no UML process and no folder may be left.
+"$UMLBED" run $K --timeout 60 "$SCEN/uml-hang.lua" >"$T/out" 2>"$T/err" &
+pid=$!
+i=0
+until grep -qs 'Run /umlbed-agent' "$TMPDIR"/umlbed-*/vm0/console.log || [ $i -ge 1000 ]; do i=$((i + 1)); sleep 0.01; done
+check "SIGINT: UML was running" running "umid=umlbed-$pid-"
+kill -INT $pid
+wait $pid
+rc=$?
+check "SIGINT: exit status 130" [ "$rc" = 130 ]
+check "SIGINT: no UML process left" not running "umid=umlbed-$pid-"
+check "SIGINT: no run folder left" [ "$(leftover_dirs)" = 0 ]
+
+if command -v gdb >/dev/null; then
+  run run $K --gdb --batch --break __invalidate_mmap_range --break invalidate_mmap_range "$SCEN/uml-invalidate.lua"
+  check "--gdb batch: scenario ok under gdb" grep -q '^ok 1 - one invalidate_mmap_range call$' "$T/out"
+  check "--gdb batch: stopped at the invalidate_mmap_range breakpoint" grep -q 'Breakpoint [0-9]*, __invalidate_mmap_range' "$T/err"
+  check "--gdb batch: backtrace through the sysfs trigger" grep -q 'trigger_store' "$T/err"
+  check "--gdb: no gdb or UML left" not running "umid=umlbed-"
+else
+  echo "ok $((n + 1)) # SKIP no gdb"; n=$((n + 1))
+fi
+check "no UML process of ours left at the end" not running "rootflags=$TMPDIR"
+echo "1..$n"
