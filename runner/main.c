@@ -372,6 +372,8 @@ int main(int argc, char **argv) {
     return 2;
   }
   char *bdir = build_dir();
+  char **files = NULL;
+  int nfiles = 0, status = 2;
   const char *kernel = getenv("UMLBED_KERNEL"), *variant = NULL, *agent = getenv("UMLBED_AGENT");
   const char *filter = NULL;
   char *breaks[64];
@@ -400,17 +402,19 @@ int main(int argc, char **argv) {
         break;
       case O_BATCH: batch = 1; break;
       case O_STRICT: g.cfg.strict = 1; break;
-      case 'h': fputs(usage, stdout); return 0;
-      default: fputs(usage, stderr); return 2;
+      case 'h': fputs(usage, stdout); status = 0; goto out;
+      default: fputs(usage, stderr); status = 2; goto out;
     }
   }
   if (g.parallel < 1 || g.parallel > 256) {
     fprintf(stderr, "umlbed: -j wants 1..256\n");
-    return 2;
+    status = 2;
+    goto out;
   }
   if (variant && strcmp(variant, "full") && strcmp(variant, "gpl-only")) {
     fprintf(stderr, "umlbed: --variant is full or gpl-only\n");
-    return 2;
+    status = 2;
+    goto out;
   }
   char kpath[PATH_MAX], apath[PATH_MAX];
   if (variant || kernel == NULL) {
@@ -428,25 +432,30 @@ int main(int argc, char **argv) {
     args = defargs;
     nargs = 1;
   }
-  char **files = NULL;
-  int nfiles = 0;
-  if (collect(args, nargs, &files, &nfiles)) return 2;
+  if (collect(args, nargs, &files, &nfiles)) {
+    status = 2;
+    goto out;
+  }
   int planned = plan(files, nfiles, filter);
-  for (int i = 0; i < nfiles; i++) free(files[i]);
-  free(files);
 
   if (!strcmp(cmd, "list")) {
     for (int i = 0; i < g.njobs; i++) printf("%s\t%s\n", g.jobs[i].file, g.jobs[i].name);
-    return planned ? 2 : 0;
+    status = planned ? 2 : 0;
+    goto out;
   }
-  if (planned) return 2;
+  if (planned) {
+    status = 2;
+    goto out;
+  }
   if (access(kernel, X_OK)) {
     fprintf(stderr, "umlbed: kernel %s: %s (use --kernel, --variant or $UMLBED_KERNEL)\n", kernel, strerror(errno));
-    return 2;
+    status = 2;
+    goto out;
   }
   if (access(agent, R_OK)) {
     fprintf(stderr, "umlbed: agent %s: %s (use --agent or $UMLBED_AGENT)\n", agent, strerror(errno));
-    return 2;
+    status = 2;
+    goto out;
   }
   char kreal[PATH_MAX], areal[PATH_MAX];
   g.cfg.kernel = realpath(kernel, kreal) ? kreal : kernel;
@@ -456,13 +465,15 @@ int main(int argc, char **argv) {
   if (gdb) {
     if (g.njobs != 1) {
       fprintf(stderr, "umlbed: --gdb runs exactly one scenario (got %d; use --filter)\n", g.njobs);
-      return 2;
+      status = 2;
+      goto out;
     }
     g.cfg.gdb_interactive = !batch && isatty(0);
     g.cfg.gdb_script = write_gdb_script(breaks, nbreaks, g.cfg.gdb_interactive);
     if (g.cfg.gdb_script == NULL) {
       fprintf(stderr, "umlbed: cannot write the gdb script: %s\n", strerror(errno));
-      return 2;
+      status = 2;
+      goto out;
     }
     if (g.cfg.gdb_interactive) g.cfg.timeout_s = 0;
   }
@@ -489,6 +500,9 @@ int main(int argc, char **argv) {
     if (!g.jobs[i].done || (g.jobs[i].verdict != UMB_OK && g.jobs[i].verdict != UMB_SKIP)) bad = 1;
   if (g.junit && write_junit(g.junit)) fprintf(stderr, "umlbed: cannot write %s\n", g.junit), bad = 1;
   if (g.json && write_json(g.json)) fprintf(stderr, "umlbed: cannot write %s\n", g.json), bad = 1;
+  status = g.interrupted ? 128 + g.interrupted : bad;
+
+out:
   for (int i = 0; i < g.njobs; i++) {
     free(g.jobs[i].file);
     free(g.jobs[i].name);
@@ -496,7 +510,8 @@ int main(int argc, char **argv) {
     free(g.jobs[i].dir);
   }
   free(g.jobs);
+  for (int i = 0; i < nfiles; i++) free(files[i]);
+  free(files);
   free(bdir);
-  if (g.interrupted) return 128 + g.interrupted;
-  return bad ? 1 : 0;
+  return status;
 }
