@@ -29,6 +29,9 @@ for x in r:
 PY
 check "no run folder left after passing runs" [ "$(leftover_dirs)" = 0 ]
 
+run run $K "$SCEN/uml-two-nodes.lua"
+check "two vms on one shared folder (cluster nodes)" grep -q '^ok 1 - two nodes on one shared folder$' "$T/out"
+
 run run $K "$SCEN/uml-panic.lua"
 check "guest panic: CRASHED" grep -q '# CRASHED$' "$T/out"
 check "guest panic: log excerpt with the panic" grep -q 'Kernel panic - not syncing: sysrq triggered crash' "$T/out"
