@@ -71,5 +71,12 @@ if command -v gdb >/dev/null; then
 else
   echo "ok $((n + 1)) # SKIP no gdb"; n=$((n + 1))
 fi
+# Known problem outside the runner: replies of about 4 KiB from the agent stall on the UML serial line.
+run run $K --timeout 10 "$SCEN/uml-big-line.lua"
+n=$((n + 1))
+if [ "$rc" = 0 ]; then r="ok"; else r="not ok"; fi
+echo "$r $n - requests and replies of several KiB # TODO replies of ~4 KiB stall between agent and UML serial line"
+rm -rf "$TMPDIR"/umlbed-*
+
 check "no UML process of ours left at the end" not running "rootflags=$TMPDIR"
 echo "1..$n"
