@@ -1,0 +1,70 @@
+-- huge-ranges.lua: offsets near 2^63, offsets with bit 63 set and lengths up to 2^64-1 are survived and pinned.
+--
+-- The trigger passes OFFSET and LENGTH on as loff_t, a signed 64-bit type, so every value of
+-- the u64 range reaches the page arithmetic of both interfaces. Three things are pinned:
+--  * A length in (2^64-4096, 2^64-1] is a negative loff_t, and holelen + PAGE_SIZE - 1 wraps
+--    to a page count of 0: the seed then does nothing, while mainline, for which a page count
+--    of 0 means "to the end of the file", unmaps everything from OFFSET on. It is the zero
+--    length difference (zero-length.lua) reached through overflow.
+--  * An offset with bit 63 set is negative: the seed shifts it arithmetically (hba gets the top
+--    bits set and hea wraps), mainline casts it to pgoff_t first (the "high bits shift" fix).
+--    Both must zap nothing of a mapping at the start of the file, and must not crash.
+--  * Offsets near 2^63 and lengths near 2^63 clamp or miss without crashing.
+-- A kernel oops or WARN here fails the scenario through the runner's console scanner.
+--
+-- Fault counts (minor + major) are exact: clean pages, read accesses, one fault per missing page.
+local NPAGES = 8
+
+-- offset, length (u64 as text), seed's states, mainline's states, VMAs seed visits.
+local cases = {
+  { "0", "0xFFFFFFFFFFFFFFFF", "FFFFFFFF", "--------", 0 },
+  { "0x2000", "0xFFFFFFFFFFFFFFFF", "FFFFFFFF", "FF------", 0 },
+  { "0", "0xFFFFFFFFFFFFF001", "FFFFFFFF", "--------", 0 },
+  { "0", "0xFFFFFFFFFFFFF000", "--------", "--------", 1 },
+  { "0", "0xFFFFFFFFFFFFEFFF", "--------", "--------", 1 },
+  { "0", "0x8000000000000000", "--------", "--------", 1 },
+  { "0x1000", "0x7FFFFFFFFFFFFFFF", "F-------", "F-------", 1 },
+  { "0x7FFFFFFFFFFFF000", "0x1000", "FFFFFFFF", "FFFFFFFF", 0 },
+  { "0x7FFFFFFFFFFFF000", "0x7FFFFFFFFFFFFFFF", "FFFFFFFF", "FFFFFFFF", 0 },
+  { "0x8000000000000000", "0x1000", "FFFFFFFF", "FFFFFFFF", 0 },
+  { "0x8000000000000000", "0xFFFFFFFFFFFFFFFF", "FFFFFFFF", "FFFFFFFF", 0 },
+  { "0xFFFFFFFFFFFFF000", "0x2000", "FFFFFFFF", "FFFFFFFF", 0 },
+  { "0xFFFFFFFFFFFFF000", "0x4000", "FFFFFFFF", "FFFFFFFF", 0 },
+  { "0xFFFFFFFFFFFFFFFF", "2", "FFFFFFFF", "FFFFFFFF", 0 },
+  { "0xFFFFFFFFFFFFFFFF", "0xFFFFFFFFFFFFFFFF", "FFFFFFFF", "FFFFFFFF", 0 },
+}
+
+return {
+  name = "huge and overflowing offsets and lengths are survived and pinned",
+  matrix = { impl = { "seed", "unmap" } },
+
+  run = function(t, p)
+    local vm = assert(t:vm())
+    local ps = vm.pagesize
+    local f = assert(vm:file("data", NPAGES * ps))
+    assert(f:write(0, ("h"):rep(NPAGES * ps)))
+    local proc = assert(vm:spawn())
+    local m = assert(proc:mmap(f, { mode = "shared", prot = "r" }))
+    assert(m:touch("r"))
+    local before = assert(vm:stats())
+
+    for _, c in ipairs(cases) do
+      local want = p.impl == "seed" and c[3] or c[4]
+      local line = ("%s %s %s %s"):format(f.path, c[1], c[2], p.impl)
+      t:pages(m, ("F"):rep(NPAGES), line .. ": every page mapped before")
+      t:eq(vm:trigger(line), #line, line .. ": accepted")
+      t:pages(m, want, line)
+      if p.impl == "seed" then
+        local st = assert(vm:stats())
+        t:eq(st.last_seed_vmas_visited, c[5], line .. ": VMAs seed visited")
+      end
+      local minor, major = m:faults("r")
+      t:eq(minor + major, select(2, want:gsub("-", "")), line .. ": one refault per zapped page")
+    end
+
+    local after = assert(vm:stats())
+    t:eq(after.failures - before.failures, 0, "no call failed")
+    t:eq(after.calls - before.calls, #cases, "every call counted")
+    t:eq(m:peek(0, NPAGES * ps), ("h"):rep(NPAGES * ps), "the data is unchanged")
+  end,
+}
