@@ -29,6 +29,7 @@ typedef struct job {
   double boot_ms[UMB_SCEN_VMS_MAX];
   int nboot;
   int done;
+  char *broken; /* The file did not load: this message, verdict ERROR, nothing started. */
 } job;
 
 static struct {
@@ -135,8 +136,17 @@ static int plan(char **files, int nfiles, const char *filter) {
     int n;
     if (umb_scen_describe(files[i], &name, &combos, &n, &err)) {
       fprintf(stderr, "umlbed: %s\n", err ? err : files[i]);
-      free(err);
       bad = 1;
+      if (filter && fnmatch(filter, files[i], 0)) {
+        free(err);
+        continue;
+      }
+      g.jobs = realloc(g.jobs, sizeof(job) * (size_t)(g.njobs + 1));
+      job *j = &g.jobs[g.njobs++];
+      memset(j, 0, sizeof *j);
+      j->file = strdup(files[i]);
+      j->name = strdup(files[i]);
+      j->broken = err ? err : strdup("cannot load the scenario");
       continue;
     }
     for (int c = 0; c < n; c++) {
@@ -169,6 +179,7 @@ static void print_diag(FILE *f, const char *prefix, const char *text) {
 }
 
 static void start_next(void);
+static void report(job *j);
 
 static void on_scen_done(umb_scen *sc) {
   job *j = sc->data;
@@ -182,8 +193,13 @@ static void on_scen_done(umb_scen *sc) {
   j->sc = NULL;
   umb_scen_free(sc);
   g.running--;
-  g.finished++;
+  report(j);
+  start_next();
+}
 
+/* Prints one job's TAP line, its diagnostics when it is not ok, and terminal progress. */
+static void report(job *j) {
+  g.finished++;
   int ok = j->verdict == UMB_OK || j->verdict == UMB_SKIP;
   printf("%s %d - %s", ok ? "ok" : "not ok", g.finished, j->name);
   if (j->verdict == UMB_SKIP) printf(" # SKIP %s", j->diag ? strtok(j->diag, "\n") : "");
@@ -198,12 +214,18 @@ static void on_scen_done(umb_scen *sc) {
   if (g.tty)
     fprintf(stderr, "umlbed: [%d/%d] %-7s %s (%.2f s)%s%s\n", g.finished, g.njobs, umb_verdict_name(j->verdict),
             j->name, j->seconds, j->dir ? " kept in " : "", j->dir ? j->dir : "");
-  start_next();
 }
 
 static void start_next(void) {
   while (!g.interrupted && g.running < g.parallel && g.next < g.njobs) {
     job *j = &g.jobs[g.next++];
+    if (j->broken) {
+      j->verdict = UMB_ERROR;
+      j->diag = strdup(j->broken);
+      j->done = 1;
+      report(j);
+      continue;
+    }
     umb_scen *sc = calloc(1, sizeof *sc);
     if (sc == NULL) abort();
     sc->loop = g.loop;
@@ -389,7 +411,10 @@ int main(int argc, char **argv) {
       case O_AGENT: agent = optarg; break;
       case 'j': g.parallel = atoi(optarg); break;
       case O_FILTER: filter = optarg; break;
-      case O_TIMEOUT: g.cfg.timeout_s = atof(optarg); break;
+      case O_TIMEOUT:
+        g.cfg.timeout_s = atof(optarg);
+        g.cfg.timeout_given = 1;
+        break;
       case O_MEM: g.cfg.mem = optarg; break;
       case O_CMDLINE: g.cfg.cmdline = optarg; break;
       case O_TT: g.cfg.time_travel = 1; break;
@@ -443,10 +468,7 @@ int main(int argc, char **argv) {
     status = planned ? 2 : 0;
     goto out;
   }
-  if (planned) {
-    status = 2;
-    goto out;
-  }
+  /* Files that did not load are ERROR lines of their own; the others still run. */
   if (access(kernel, X_OK)) {
     fprintf(stderr, "umlbed: kernel %s: %s (use --kernel, --variant or $UMLBED_KERNEL)\n", kernel, strerror(errno));
     status = 2;
@@ -508,6 +530,7 @@ out:
     free(g.jobs[i].name);
     free(g.jobs[i].diag);
     free(g.jobs[i].dir);
+    free(g.jobs[i].broken);
   }
   free(g.jobs);
   for (int i = 0; i < nfiles; i++) free(files[i]);

@@ -148,37 +148,57 @@ static char *display_name(lua_State *L, int tidx, const char *file, const char *
   return b.data ? b.data : strdup("");
 }
 
+typedef struct describe_ctx {
+  const char *file;
+  char *name;
+  char **combos;
+  int n;
+} describe_ctx;
+
+/* The Lua side of umb_scen_describe, run under lua_pcall: scenario files are user code. */
+static int describe_protected(lua_State *L) {
+  describe_ctx *d = lua_touserdata(L, 1);
+  if (load_table(L, d->file)) return lua_error(L);
+  int t = lua_gettop(L);
+  int n = matrix_combo(L, t, 0, NULL);
+  if (n < 0) return lua_error(L);
+  lua_pop(L, 1);
+  d->name = display_name(L, t, d->file, NULL);
+  d->combos = calloc((size_t)n, sizeof(char *));
+  if (d->combos == NULL) return luaL_error(L, "out of memory");
+  umb_buf label = {0};
+  for (int i = 0; i < n; i++) {
+    umb_buf_reset(&label);
+    matrix_combo(L, t, i, &label);
+    lua_pop(L, 1);
+    d->combos[i] = display_name(L, t, d->file, label.data);
+    d->n = i + 1;
+  }
+  umb_buf_free(&label);
+  return 0;
+}
+
 int umb_scen_describe(const char *file, char **name, char ***combos, int *ncombos, char **err) {
+  describe_ctx d = {.file = file};
   lua_State *L = new_state();
   *combos = NULL;
   *ncombos = 0;
   *name = NULL;
   *err = NULL;
   if (L == NULL) return -ENOMEM;
-  int rc = load_table(L, file);
-  if (rc == 0) {
-    int t = lua_gettop(L);
-    umb_buf label = {0};
-    int n = matrix_combo(L, t, 0, NULL);
-    if (n < 0) {
-      rc = -EINVAL;
-    } else {
-      lua_pop(L, 1);
-      *name = display_name(L, t, file, NULL);
-      *combos = calloc((size_t)n, sizeof(char *));
-      for (int i = 0; i < n && *combos; i++) {
-        umb_buf_reset(&label);
-        matrix_combo(L, t, i, &label);
-        lua_pop(L, 1);
-        (*combos)[i] = display_name(L, t, file, label.data);
-      }
-      *ncombos = *combos ? n : 0;
-    }
-    umb_buf_free(&label);
-  }
+  lua_pushcfunction(L, describe_protected);
+  lua_pushlightuserdata(L, &d);
+  int rc = lua_pcall(L, 1, 0, 0) == LUA_OK ? 0 : -EINVAL;
   if (rc) {
     const char *msg = lua_tostring(L, -1);
     *err = strdup(msg ? msg : "error");
+    for (int i = 0; i < d.n; i++) free(d.combos[i]);
+    free(d.combos);
+    free(d.name);
+  } else {
+    *name = d.name;
+    *combos = d.combos;
+    *ncombos = d.n;
   }
   lua_close(L);
   return rc;
@@ -381,7 +401,7 @@ static void on_timeout(uv_timer_t *t) {
   umb_scen *sc = t->data;
   for (int i = 0; i < sc->nvms; i++)
     if (sc->vms[i]->vm) append_excerpt(sc, sc->vms[i], "console at the timeout");
-  umb_scen_finish(sc, UMB_TIMEOUT, "no verdict after %.1f s%s%s", sc->cfg->timeout_s,
+  umb_scen_finish(sc, UMB_TIMEOUT, "no verdict after %.1f s%s%s", sc->timeout_s,
                   sc->pending_what ? "; waiting for " : "", sc->pending_what ? sc->pending_what : "");
 }
 
@@ -476,34 +496,49 @@ int umb_scen_vm_spawn(umb_scen *sc, const char *mem, const char *cmdline, int ti
   return 0;
 }
 
+/* Loads the scenario and prepares its coroutine, under lua_pcall: scenario files are user code. */
+static int prepare_protected(lua_State *L) {
+  umb_scen *sc = lua_touserdata(L, 1);
+  if (load_table(L, sc->file)) return lua_error(L);
+  int t = lua_gettop(L);
+  lua_getfield(L, t, "allow_warnings");
+  sc->allow_warnings = lua_toboolean(L, -1);
+  lua_getfield(L, t, "timeout");
+  if (!sc->cfg->timeout_given && lua_isnumber(L, -1) && !sc->cfg->gdb_interactive) sc->timeout_s = lua_tonumber(L, -1);
+  lua_getfield(L, t, "skip");
+  if (lua_isstring(L, -1)) {
+    sc->skip = strdup(lua_tostring(L, -1));
+    return 0;
+  }
+  lua_settop(L, t);
+  lua_State *co = lua_newthread(L);
+  luaL_ref(L, LUA_REGISTRYINDEX);
+  lua_getfield(L, t, "run");
+  umb_lua_push_t(L);
+  if (matrix_combo(L, t, sc->combo, NULL) < 0) return lua_error(L);
+  /* The t object carries the parameters too, for helpers that only get t. */
+  lua_pushvalue(L, -1);
+  lua_setfield(L, -3, "params");
+  lua_xmove(L, co, 3);
+  sc->co = co;
+  return 0;
+}
+
 static int start_lua(umb_scen *sc) {
   lua_State *L = sc->L = new_state();
   if (L == NULL) return -ENOMEM;
   lua_pushlightuserdata(L, sc);
   lua_rawsetp(L, LUA_REGISTRYINDEX, &REG_SCEN);
-  if (load_table(L, sc->file)) return -EINVAL;
-  int t = lua_gettop(L);
-  lua_getfield(L, t, "allow_warnings");
-  sc->allow_warnings = lua_toboolean(L, -1);
-  lua_pop(L, 1);
-  lua_getfield(L, t, "skip");
-  if (lua_isstring(L, -1)) {
-    umb_scen_finish(sc, UMB_SKIP, "%s", lua_tostring(L, -1));
+  sc->timeout_s = sc->cfg->timeout_s;
+  lua_pushcfunction(L, prepare_protected);
+  lua_pushlightuserdata(L, sc);
+  if (lua_pcall(L, 1, 0, 0) != LUA_OK) return -EINVAL;
+  if (sc->skip) {
+    umb_scen_finish(sc, UMB_SKIP, "%s", sc->skip);
     return 0;
   }
-  lua_pop(L, 1);
-  sc->co = lua_newthread(L);
-  luaL_ref(L, LUA_REGISTRYINDEX);
-  lua_getfield(L, t, "run");
-  umb_lua_push_t(L);
-  if (matrix_combo(L, t, sc->combo, NULL) < 0) return -EINVAL;
-  /* The t object carries the parameters too, for helpers that only get t. */
-  lua_pushvalue(L, -1);
-  lua_setfield(L, -3, "params");
-  lua_xmove(L, sc->co, 3);
   lua_settop(L, 0);
-  if (sc->cfg->timeout_s > 0)
-    uv_timer_start(&sc->timer, on_timeout, (uint64_t)(sc->cfg->timeout_s * 1000), 0);
+  if (sc->timeout_s > 0) uv_timer_start(&sc->timer, on_timeout, (uint64_t)(sc->timeout_s * 1000), 0);
   umb_scen_resume(sc, 2);
   return 0;
 }
@@ -535,6 +570,7 @@ void umb_scen_interrupt(umb_scen *sc) {
 
 void umb_scen_free(umb_scen *sc) {
   umb_buf_free(&sc->diag);
+  free(sc->skip);
   free(sc->file);
   free(sc->name);
   free(sc);

@@ -29,6 +29,7 @@ typedef struct umb_config {
   int time_travel;
   int keep;                 /* Keep every run folder. */
   double timeout_s;         /* Per scenario; 0 means none. */
+  int timeout_given;        /* --timeout was given: it overrides the scenario's own timeout. */
   const char *gdb_script;   /* Run kernels under gdb with this script. */
   int gdb_interactive;
   int strict;               /* Report the kernel's known warnings too. */
@@ -81,6 +82,8 @@ struct umb_scen {
   void (*done_cb)(umb_scen *sc);
   void *data;
   const char *pending_what; /* What the coroutine waits for (for timeout reports). */
+  double timeout_s;         /* This run's timeout. */
+  char *skip;               /* The scenario's skip reason, if any. */
 };
 
 /* Describe a scenario file: pushes nothing; fills *name and the display names of every

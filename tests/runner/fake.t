@@ -88,6 +88,11 @@ check "SIGINT: exit status 130" [ "$rc" = 130 ]
 check "SIGINT: no guest process left" not running "umid=umlbed-$pid-"
 check "SIGINT: no run folder left" [ "$(leftover_dirs)" = 0 ]
 
+cp "$SCEN/fake-broken.lua.in" "$T/fake-broken.lua"
+run run $F "$T/fake-broken.lua" "$SCEN/fake-ok.lua"
+check "broken scenario file: an ERROR line naming file:line" grep -q "^#   $T/fake-broken.lua:3: '}' expected" "$T/out"
+check "broken scenario file: the other file still ran" grep -q '^ok 2 - fake ok$' "$T/out"
+
 run run --kernel /nonexistent "$SCEN/fake-ok.lua"
 check "missing kernel: exit status 2" [ "$rc" = 2 ]
 check "missing kernel: a message" grep -q 'kernel /nonexistent' "$T/err"
