@@ -50,4 +50,14 @@ function M.firstbytes_of(data, ps)
   return table.concat(s)
 end
 
+-- A table of strings keyed by name as one line, keys sorted, for exact comparisons with
+-- readable failure messages.
+function M.show(tbl)
+  local keys = {}
+  for k in pairs(tbl) do keys[#keys + 1] = k end
+  table.sort(keys)
+  for i, k in ipairs(keys) do keys[i] = k .. "=" .. tostring(tbl[k]) end
+  return table.concat(keys, "; ")
+end
+
 return M

@@ -1,0 +1,164 @@
+-- differential.lua: seed and mainline unmap leave identical page states and data over mapping kinds × ranges, except the documented ones.
+--
+-- invalidate_mmap_range() is the ancestor of unmap_mapping_range(..., even_cows=1); a port
+-- is right when it does what mainline does. For each kind of mapping set-up (shared, forked
+-- sharers, vm_pgoff, private clean, private COW, forked COW, dirty shared, two VMAs in one
+-- process) and each range (whole, inside, unaligned, last page, beyond EOF, bit 63 set, and
+-- the zero-length ones), the same set-up is built twice on fresh files, one is invalidated
+-- with seed and one with unmap, and every page state of every mapping in every process and
+-- the data each reads back are compared.
+--
+-- The only allowed difference, checked rather than skipped (see zero-length.lua and
+-- huge-ranges.lua): a length of 0, or one of 2^64-4095 or more that wraps to 0 pages, is
+-- "nothing" for the seed and "to the end of the file" for mainline. For those ranges the
+-- seed must leave every state as it was and mainline must match the seed's explicit range
+-- from OFFSET to the end of the file.
+--
+-- Fault counts are not compared: written and COW pages take UML's extra dirty/young faults.
+local here = debug.getinfo(1, "S").source:match("^@(.*/)") or "./"
+local pd = dofile(here .. "lib/pagedata.lua")
+
+local FILEPAGES = 12
+
+-- Each kind builds its processes and mappings on file f and returns {name, mapping} pairs
+-- and the processes to end afterwards.
+local kinds = {
+  shared = function(vm, f, ps)
+    local p = assert(vm:spawn())
+    local m = assert(p:mmap(f, { mode = "shared", prot = "r" }))
+    assert(m:touch("r"))
+    return { { "shared", m } }, { p }
+  end,
+  sharers = function(vm, f, ps)
+    local p = assert(vm:spawn())
+    local m = assert(p:mmap(f, { mode = "shared", prot = "r" }))
+    local kids = assert(p:fork(2))
+    local r = { { "owner", m } }
+    for i, k in ipairs(kids) do r[#r + 1] = { "sharer " .. i, m:on(k) } end
+    for _, x in ipairs(r) do assert(x[2]:touch("r")) end
+    return r, { p, kids[1], kids[2] }
+  end,
+  pgoff = function(vm, f, ps)
+    local p = assert(vm:spawn())
+    local m = assert(p:mmap(f, { offset = 3 * ps, length = 6 * ps, mode = "shared", prot = "r" }))
+    assert(m:touch("r"))
+    return { { "file pages 3..8", m } }, { p }
+  end,
+  private = function(vm, f, ps)
+    local p = assert(vm:spawn())
+    local m = assert(p:mmap(f, { mode = "private", prot = "r" }))
+    assert(m:touch("r"))
+    return { { "private", m } }, { p }
+  end,
+  cow = function(vm, f, ps)
+    local p = assert(vm:spawn())
+    local m = assert(p:mmap(f, { mode = "private", prot = "rw" }))
+    assert(m:touch("r"))
+    assert(m:poke(1 * ps, "1"))
+    assert(m:poke(10 * ps, "X"))
+    return { { "private COW", m } }, { p }
+  end,
+  forkcow = function(vm, f, ps)
+    local p = assert(vm:spawn())
+    local m = assert(p:mmap(f, { mode = "private", prot = "rw" }))
+    assert(m:touch("r"))
+    assert(m:poke(2 * ps, "P"))
+    local kid = assert(p:fork(1))[1]
+    local mk = m:on(kid)
+    assert(mk:touch("r"))
+    assert(mk:poke(4 * ps, "K"))
+    return { { "COW parent", m }, { "COW child", mk } }, { p, kid }
+  end,
+  dirty = function(vm, f, ps)
+    local p = assert(vm:spawn())
+    local m = assert(p:mmap(f, { mode = "shared", prot = "rw" }))
+    assert(m:touch("r"))
+    assert(m:poke(5 * ps, "D"))
+    assert(m:poke(11 * ps, "E"))
+    return { { "dirty shared", m } }, { p }
+  end,
+  twovmas = function(vm, f, ps)
+    local p = assert(vm:spawn())
+    local a = assert(p:mmap(f, { offset = 0, length = 6 * ps, mode = "shared", prot = "r" }))
+    local b = assert(p:mmap(f, { offset = 6 * ps, length = 6 * ps, mode = "private", prot = "r" }))
+    assert(a:touch("r"))
+    assert(b:touch("r"))
+    return { { "first VMA (shared)", a }, { "second VMA (private)", b } }, { p }
+  end,
+}
+
+-- offset, length as u64 text (P is replaced by the page size), and whether the range is a
+-- documented difference (its length is 0 pages after rounding).
+local ranges = {
+  { "0", "12P", false },
+  { "1P", "2P", false },
+  { "3P+1", "2P", false },
+  { "11P", "1P", false },
+  { "20P", "1P", false },
+  { "0x8000000000000000", "1P", false },
+  { "4P", "0x7FFFFFFFFFFFFFFF", false },
+  { "5P", "0", true },
+  { "0", "0", true },
+  { "2P", "0xFFFFFFFFFFFFFFFF", true },
+}
+
+local function value(s, ps)
+  if s:match("^0x") then return s end
+  local n, plus = s:match("^(%d+)P%+?(%d*)$")
+  if n then return tostring(n * ps + (tonumber(plus) or 0)) end
+  return s
+end
+
+return {
+  name = "differential: seed and mainline unmap agree except for the documented zero length",
+  matrix = { kind = { "shared", "sharers", "pgoff", "private", "cow", "forkcow", "dirty", "twovmas" } },
+
+  run = function(t, p)
+    local vm = assert(t:vm())
+    local ps = vm.pagesize
+    local serial = 0
+
+    -- Build the set-up on a fresh file, run one trigger line (nil: none), and return the
+    -- states before, the states after and the data read after, per mapping.
+    local function outcome(offset, length, impl)
+      serial = serial + 1
+      local f = assert(vm:file(("%s-%d"):format(p.kind, serial), FILEPAGES * ps))
+      assert(pd.fill(f, ps, FILEPAGES))
+      local maps, procs = kinds[p.kind](vm, f, ps)
+      local r = { before = {}, after = {}, data = {} }
+      for _, x in ipairs(maps) do r.before[x[1]] = assert(x[2]:pages()) end
+      if impl then
+        local line = ("%s %s %s %s"):format(f.path, offset, length, impl)
+        t:eq(vm:trigger(line), #line, line .. ": accepted")
+      end
+      for _, x in ipairs(maps) do r.after[x[1]] = assert(x[2]:pages()) end
+      for _, x in ipairs(maps) do r.data[x[1]] = assert(pd.firstbytes(x[2], ps)) end
+      for i = #procs, 1, -1 do assert(procs[i]:exit()) end
+      return r
+    end
+
+    for _, rg in ipairs(ranges) do
+      local off, len = value(rg[1], ps), value(rg[2], ps)
+      local what = ("%s: offset %s length %s"):format(p.kind, rg[1], rg[2])
+      local seed = outcome(off, len, "seed")
+      local unmap = outcome(off, len, "unmap")
+      local show = pd.show
+      if not rg[3] then
+        t:eq(show(unmap.after), show(seed.after), what .. ": page states after unmap (got) and after seed (want)")
+        t:eq(show(unmap.data), show(seed.data), what .. ": data read back after unmap (got) and after seed (want)")
+      else
+        -- The documented difference: seed does nothing, unmap acts to the end of the file.
+        local to_end = outcome(off, "0x4000000000000000", "seed")
+        t:eq(show(seed.after), show(seed.before), what .. ": seed leaves every page state as it was")
+        t:eq(show(unmap.after), show(to_end.after), what .. ": unmap acts like seed from the offset to the end of the file")
+        t:eq(show(unmap.data), show(to_end.data), what .. ": and the data agrees with that")
+      end
+      if rg[1] == "0" and rg[2] == "12P" then
+        -- Not vacuous: the whole-file range leaves no page mapped anywhere.
+        for name, states in pairs(seed.after) do
+          t:eq(states, ("-"):rep(#states), what .. ": " .. name .. " lost every page")
+        end
+      end
+    end
+  end,
+}
