@@ -258,15 +258,9 @@ sub show_console {
 }
 
 # Kernel warnings that are known, understood and not caused by the code under test. Each still shows up as a
-# failing TODO test, so it stays visible until it is fixed; any other warning fails the test.
-our @KNOWN_SPLATS = (
-	{
-		what => qr/WARNING: suspicious RCU usage/,
-		where => qr/force_flush_all\+/,
-		why => 'UML 6.1: force_flush_all() walks the maple tree without RCU or mmap_lock when a new process starts '
-		     . '(arch/um/kernel/tlb.c, not the invalidate_mmap_range series)',
-	},
-);
+# failing TODO test, so it stays visible until it is fixed; any other warning fails the test. Empty since every
+# variant carries uml-kernel/fixes/um-force_flush_all-mmap_lock.patch (UML's own "suspicious RCU usage" at fork).
+our @KNOWN_SPLATS = ();
 
 # Splits the kernel log into splats (WARN, BUG, oops, panic, lockdep reports) and checks each against the known list.
 our $TODO;
