@@ -7,8 +7,8 @@
 -- the scenario fails with the seed, the step and a shrunk list of steps that still diverges
 -- (replayed on fresh files in the same vm), ready to paste into a regression scenario.
 --
--- A fixed set of seeds runs by default. For a long run set UMLBED_FUZZ_SEED and
--- UMLBED_FUZZ_STEPS (and raise --timeout), e.g.
+-- A fixed set of seeds runs by default. For a long run set UMLBED_FUZZ_SEED (one or more
+-- seeds) and UMLBED_FUZZ_STEPS (and raise --timeout), e.g.
 --   UMLBED_FUZZ_SEED=1234 UMLBED_FUZZ_STEPS=2000 umlbed run --timeout 0 scenarios/model-fuzz.lua
 -- which is what `umlbed fuzz --seed S --steps N` is to run (docs/api-requests.md).
 --
@@ -20,7 +20,10 @@ local model = dofile(here .. "lib/model.lua")
 local NPAGES = 8
 local SEEDS = { 1, 2, 3, 4, 5, 6, 7, 8 }
 local STEPS = tonumber(os.getenv("UMLBED_FUZZ_STEPS") or "") or 80
-if os.getenv("UMLBED_FUZZ_SEED") then SEEDS = { tonumber(os.getenv("UMLBED_FUZZ_SEED")) } end
+if os.getenv("UMLBED_FUZZ_SEED") then
+  SEEDS = {}
+  for w in os.getenv("UMLBED_FUZZ_SEED"):gmatch("%d+") do SEEDS[#SEEDS + 1] = tonumber(w) end
+end
 
 -- Each mapping gets its own address with a gap, so that no two mappings merge into one VMA
 -- (the model relies on it: a merged VMA would share one anon_vma).
