@@ -21,8 +21,8 @@ run() {
   start=$(date +%s.%N)
   "$UMLBED" "$@" >"$T/out" 2>"$T/err"
   rc=$?
-  secs=$(echo "$(date +%s.%N) - $start" | bc)
+  secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }')
 }
-lt() { [ "$(echo "$1 < $2" | bc)" = 1 ]; }
+lt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
 not() { if "$@"; then return 1; else return 0; fi; }
 running() { pgrep -f "$1" >/dev/null; }
