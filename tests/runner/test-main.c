@@ -287,6 +287,7 @@ typedef struct vmt {
   const char *after_ready[8]; /* Verbs to send once ready. */
   int kill_after_replies;     /* Kill once this many replies arrived (0: after ready + sends). */
   int kill_on_ready;
+  uint64_t t_ready, t_reply[8];
 } vmt;
 
 static void on_guard(uv_timer_t *t) {
@@ -307,6 +308,7 @@ static void on_req(umb_req *req, int status, umb_msg *m) {
   int i = (int)(req - v->reqs);
   v->statuses[i] = status ? status : 1;
   if (m && m->nfields) snprintf(v->fields[i], sizeof v->fields[i], "%s", m->fields[0]);
+  v->t_reply[i] = uv_now(&v->loop);
   v->order[v->replies++] = req->id;
   if (v->kill_after_replies && v->replies == v->kill_after_replies) umb_vm_kill(v->vm);
 }
@@ -316,6 +318,7 @@ static void on_event(umb_vm *vm, umb_vm_event ev, void *data) {
   switch (ev) {
     case UMB_VM_READY:
       v->ready++;
+      v->t_ready = uv_now(&v->loop);
       for (int i = 0; v->after_ready[i]; i++) {
         v->reqs[i].data = v;
         char verb[32], args[32] = "";
@@ -367,6 +370,16 @@ static void test_vm_requests(void) {
   CHECK(v.order[0] == v.reqs[1].id && v.order[1] == v.reqs[0].id);
   CHECK(v.statuses[0] == 1 && !strcmp(v.fields[0], "1"));
   CHECK(v.statuses[1] == 1 && !strcmp(v.fields[1], "2"));
+}
+
+static void test_vm_slow(void) {
+  vmt v = {.after_ready = {"sleep 300", "echo y", NULL}, .kill_after_replies = 2};
+  vm_run(&v, "agent");
+  CHECK(v.replies == 2 && v.dead == 0 && v.gone == 1);
+  CHECK(v.statuses[0] == 1 && !strcmp(v.fields[0], "300"));
+  CHECK(v.statuses[1] == 1 && !strcmp(v.fields[1], "y"));
+  /* The slow reply took its time and nothing gave up on it. */
+  CHECK(v.t_reply[0] - v.t_ready >= 290);
 }
 
 static void test_vm_garbage(void) {
@@ -461,6 +474,7 @@ static const struct {
     {"scanner: golden panic log (sysrq c)", test_scanner_panic},
     {"scanner: golden lockdep RCU splat", test_scanner_lockdep},
     {"vm: replies matched by ID, out of order", test_vm_requests},
+    {"vm: a slow reply is waited for", test_vm_slow},
     {"vm: garbage after ready is a protocol error, not a crash", test_vm_garbage},
     {"vm: noise before ready is ignored", test_vm_garbage_before_ready},
     {"vm: unexpected EOF fails pending requests", test_vm_eof},
