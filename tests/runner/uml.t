@@ -66,7 +66,7 @@ if command -v gdb >/dev/null; then
   check "--gdb batch: scenario ok under gdb" grep -q '^ok 1 - one invalidate_mmap_range call$' "$T/out"
   check "--gdb batch: stopped at the invalidate_mmap_range breakpoint" grep -q 'Breakpoint [0-9]*, __invalidate_mmap_range' "$T/err"
   check "--gdb batch: backtrace through the sysfs trigger" grep -q 'trigger_store' "$T/err"
-  KO=$(dirname "$(dirname "$(dirname "$KERNEL")")")/modules/umlbed_gpl.ko
+  KO=$(dirname "$(dirname "$KERNEL")")/modules/umlbed_gpl.ko
   if [ -f "$KO" ]; then
     UMLBED_GPL_KO=$KO run run $K --gdb --batch --break invalidate_mmap_range "$SCEN/uml-module.lua"
     check "--gdb batch: scenario loading the GPL module ok under gdb" grep -q '^ok 1 - GPL module calls' "$T/out"
