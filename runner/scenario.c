@@ -363,6 +363,17 @@ static void finish_returned(umb_scen *sc) {
   umb_scen_finish(sc, sc->nfails ? UMB_FAILED : UMB_OK, NULL);
 }
 
+/* Lua code that never yields would block the loop and its timers; a count hook enforces the
+ * deadline from inside the coroutine. */
+static void deadline_hook(lua_State *L, lua_Debug *ar) {
+  (void)ar;
+  umb_scen *sc = umb_scen_from_lua(L);
+  if (sc && sc->deadline && uv_hrtime() > sc->deadline) {
+    sc->busy_timeout = 1;
+    luaL_error(L, "the scenario's Lua code ran past the timeout without waiting for the guest");
+  }
+}
+
 static const char SKIP_MARK = 'K';
 void *umb_scen_skip_mark(void) { return (void *)&SKIP_MARK; }
 
@@ -394,7 +405,7 @@ void umb_scen_resume(umb_scen *sc, int nargs) {
   }
   const char *msg = luaL_tolstring(sc->co, -1, NULL);
   luaL_traceback(sc->co, sc->co, msg, 0);
-  umb_scen_finish(sc, UMB_ERROR, "%s", lua_tostring(sc->co, -1));
+  umb_scen_finish(sc, sc->busy_timeout ? UMB_TIMEOUT : UMB_ERROR, "%s", lua_tostring(sc->co, -1));
 }
 
 static void on_timeout(uv_timer_t *t) {
@@ -538,7 +549,11 @@ static int start_lua(umb_scen *sc) {
     return 0;
   }
   lua_settop(L, 0);
-  if (sc->timeout_s > 0) uv_timer_start(&sc->timer, on_timeout, (uint64_t)(sc->timeout_s * 1000), 0);
+  if (sc->timeout_s > 0) {
+    uv_timer_start(&sc->timer, on_timeout, (uint64_t)(sc->timeout_s * 1000), 0);
+    sc->deadline = uv_hrtime() + (uint64_t)(sc->timeout_s * 1e9);
+    lua_sethook(sc->co, deadline_hook, LUA_MASKCOUNT, 100000);
+  }
   umb_scen_resume(sc, 2);
   return 0;
 }

@@ -84,6 +84,8 @@ struct umb_scen {
   const char *pending_what; /* What the coroutine waits for (for timeout reports). */
   double timeout_s;         /* This run's timeout. */
   char *skip;               /* The scenario's skip reason, if any. */
+  uint64_t deadline;        /* uv_hrtime() after which the run is over (0: none). */
+  int busy_timeout;         /* Lua code ran past the deadline without yielding. */
 };
 
 /* Describe a scenario file: pushes nothing; fills *name and the display names of every

@@ -31,6 +31,11 @@ check "hung guest: says what it waited for" grep -q 'waiting for hang' "$T/out"
 check "hung guest: verdict within the limit (${secs}s for 2s)" lt "$secs" 4
 rm -rf "$TMPDIR"/umlbed-*
 
+run run $F --timeout 1 "$SCEN/fake-busy.lua"
+check "Lua busy loop: TIMEOUT, the loop is not blocked forever" grep -q '# TIMEOUT$' "$T/out"
+check "Lua busy loop: within the limit (${secs}s for 1s)" lt "$secs" 3
+rm -rf "$TMPDIR"/umlbed-*
+
 run run $F "$SCEN/fake-garbage.lua"
 check "garbage from the guest: ERROR, not a runner crash" grep -q '# ERROR$' "$T/out"
 check "garbage from the guest: protocol error named" grep -q 'protocol error' "$T/out"

@@ -1,0 +1,9 @@
+-- fake-busy.lua: Lua code that never yields still ends at the timeout (TIMEOUT, not a hung runner).
+return {
+  name = "fake busy loop",
+  run = function(t)
+    local vm = assert(t:vm())
+    local n = 0
+    while true do n = n + 1 end
+  end,
+}
