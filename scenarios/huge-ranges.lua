@@ -8,7 +8,9 @@
 --    length difference (zero-length.lua) reached through overflow.
 --  * An offset with bit 63 set is negative: the seed shifts it arithmetically (hba gets the top
 --    bits set and hea wraps), mainline casts it to pgoff_t first (the "high bits shift" fix).
---    Both must zap nothing of a mapping at the start of the file, and must not crash.
+--    Both must zap nothing of a mapping at the start of the file, and must not crash. Where the
+--    two differ (file page 2^51 and up for mainline) no mapping can be: mmap offsets stop at
+--    2^63-1, and the host file system at far less.
 --  * Offsets near 2^63 and lengths near 2^63 clamp or miss without crashing.
 -- A kernel oops or WARN here fails the scenario through the runner's console scanner.
 --
