@@ -8,8 +8,8 @@
 -- (replayed on fresh files in the same vm), ready to paste into a regression scenario.
 --
 -- A fixed set of seeds runs by default. For a long run set UMLBED_FUZZ_SEED (one or more
--- seeds) and UMLBED_FUZZ_STEPS (and raise --timeout), e.g.
---   UMLBED_FUZZ_SEED=1234 UMLBED_FUZZ_STEPS=2000 umlbed run --timeout 0 scenarios/model-fuzz.lua
+-- seeds) and UMLBED_FUZZ_STEPS (the scenario's timeout grows with the steps), e.g.
+--   UMLBED_FUZZ_SEED="1234 1235" UMLBED_FUZZ_STEPS=2000 umlbed run -j 2 scenarios/model-fuzz.lua
 -- which is what `umlbed fuzz --seed S --steps N` is to run (docs/api-requests.md).
 --
 -- No fault counts: the model predicts states and data, and written pages take UML's extra
@@ -123,6 +123,8 @@ end
 return {
   name = "model-based random steps agree with the reference model",
   matrix = { seed = SEEDS },
+  -- About 10 ms a step here, plus up to 20 s of shrinking: long runs get time to match.
+  timeout = 60 + STEPS // 20,
 
   run = function(t, p)
     local vm = assert(t:vm())
