@@ -25,7 +25,7 @@ return {
     local ps = vm.pagesize
     local f = assert(vm:file("data", NPAGES * ps))
     assert(pd.fill(f, ps, NPAGES))
-    local want_data = pd.pages(ps, NPAGES):gsub("(.)" .. ("."):rep(ps - 1), "%1")
+    local want_data = pd.firstbytes_of(pd.pages(ps, NPAGES), ps)
 
     local proc = assert(vm:spawn())
     local m = assert(proc:mmap(f, { mode = "shared", prot = "r" }))
