@@ -6,8 +6,9 @@
 -- (the runner runs each scenario file on its own, so there is no shared package.path).
 local M = {}
 
--- The letter that fills file page i (0-based) in generation gen: every page of every
--- generation differs, so a read that lands on the wrong page or the wrong version shows.
+-- The letter that fills file page i (0-based) in generation gen: up to 26 pages of one
+-- generation all differ, and each page changes from one generation to the next, so a read
+-- that lands on the wrong page or sees the wrong version shows.
 function M.letter(i, gen)
   gen = gen or 0
   return string.char(("a"):byte() + (i + 7 * gen) % 26)
