@@ -14,7 +14,9 @@
 -- seed must leave every state as it was and mainline must match the seed's explicit range
 -- from OFFSET to the end of the file.
 --
--- Fault counts are not compared: written and COW pages take UML's extra dirty/young faults.
+-- Fault counts are not compared: PTEs that fork copies start old in UML (an extra fault on
+-- first access) and written shared pages take write-protect faults, so counts depend on each
+-- set-up's history; the other scenarios count faults where they are exact.
 local here = debug.getinfo(1, "S").source:match("^@(.*/)") or "./"
 local pd = dofile(here .. "lib/pagedata.lua")
 
