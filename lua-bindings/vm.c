@@ -236,11 +236,15 @@ static int vm_poweroff(lua_State *L) {
   return umb_lua_call(L, svm, 1, "poweroff", NULL, umb_conv_true, 0);
 }
 
-/* vm:request(pid, verb, field...) -> the raw reply fields (strings, still encoded), for verbs
+/* vm:request(pid, verb, field...) -> the raw reply fields (strings, still encoded; true if none), for verbs
  * the object API does not cover. Arguments are sent as given; encode strings with
  * umlbed.encode. */
 static int conv_raw(lua_State *L, int base, int n, lua_Integer arg) {
   (void)arg;
+  if (n == 0) {
+    lua_pushboolean(L, 1);
+    return 1;
+  }
   for (int i = 0; i < n; i++) lua_pushvalue(L, base + i);
   return n;
 }

@@ -72,7 +72,8 @@ static const char *usage =
     "  --junit FILE      write a JUnit XML report\n"
     "  --json FILE       write a JSON report\n"
     "  --keep            keep every run folder (failed runs are always kept)\n"
-    "  --strict          also report the kernel's known warnings (see umlbed(1))\n"
+    "  --ignore-warning TEXT  console warnings (WARNING:, lockdep) on lines containing\n"
+    "                    TEXT are not findings; repeatable\n"
     "  --gdb             run the kernel under gdb (one FILE; batch mode unless stdin is a terminal)\n"
     "  --break SYMBOL    with --gdb: break at SYMBOL (in batch mode: print a backtrace and go on)\n"
     "  --batch           with --gdb: batch mode even on a terminal\n"
@@ -376,14 +377,14 @@ static void remove_gdb_dir(void) {
 
 int main(int argc, char **argv) {
   enum { O_KERNEL = 256, O_VARIANT, O_AGENT, O_FILTER, O_TIMEOUT, O_MEM, O_CMDLINE, O_TT, O_JUNIT, O_JSON,
-         O_KEEP, O_GDB, O_BREAK, O_BATCH, O_STRICT };
+         O_KEEP, O_GDB, O_BREAK, O_BATCH, O_IGNORE };
   static const struct option opts[] = {
       {"kernel", 1, 0, O_KERNEL}, {"variant", 1, 0, O_VARIANT}, {"agent", 1, 0, O_AGENT},
       {"jobs", 1, 0, 'j'},        {"filter", 1, 0, O_FILTER},   {"timeout", 1, 0, O_TIMEOUT},
       {"mem", 1, 0, O_MEM},       {"cmdline", 1, 0, O_CMDLINE}, {"time-travel", 0, 0, O_TT},
       {"junit", 1, 0, O_JUNIT},   {"json", 1, 0, O_JSON},       {"keep", 0, 0, O_KEEP},
       {"gdb", 0, 0, O_GDB},       {"break", 1, 0, O_BREAK},     {"batch", 0, 0, O_BATCH},
-      {"strict", 0, 0, O_STRICT}, {"help", 0, 0, 'h'},        {0, 0, 0, 0}};
+      {"ignore-warning", 1, 0, O_IGNORE}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
   if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
     fputs(usage, argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
@@ -399,7 +400,8 @@ int main(int argc, char **argv) {
   const char *kernel = getenv("UMLBED_KERNEL"), *variant = NULL, *agent = getenv("UMLBED_AGENT");
   const char *filter = NULL;
   char *breaks[64];
-  int nbreaks = 0, gdb = 0, batch = 0;
+  int nbreaks = 0, gdb = 0, batch = 0, nignore = 0;
+  const char *ignore[64] = {NULL};
   g.parallel = 1;
   g.cfg.timeout_s = 60;
   g.cfg.mem = "64M";
@@ -426,7 +428,9 @@ int main(int argc, char **argv) {
         if (nbreaks < 64) breaks[nbreaks++] = optarg;
         break;
       case O_BATCH: batch = 1; break;
-      case O_STRICT: g.cfg.strict = 1; break;
+      case O_IGNORE:
+        if (nignore < 63) ignore[nignore++] = optarg;
+        break;
       case 'h': fputs(usage, stdout); status = 0; goto out;
       default: fputs(usage, stderr); status = 2; goto out;
     }
@@ -504,6 +508,7 @@ int main(int argc, char **argv) {
   prctl(PR_SET_CHILD_SUBREAPER, 1);
   signal(SIGPIPE, SIG_IGN);
   g.tty = isatty(2);
+  g.cfg.ignore = nignore ? ignore : NULL;
   g.loop = uv_default_loop();
   uv_signal_init(g.loop, &g.sigint);
   uv_signal_init(g.loop, &g.sigterm);

@@ -9,8 +9,6 @@
 /* Keep at most this much console text in memory for excerpts. */
 #define SCAN_LOG_MAX (1u << 20)
 
-const char *const umb_scanner_known_warnings[] = {"WARNING: suspicious RCU usage", NULL};
-
 void umb_scanner_init(umb_scanner *s) {
   memset(s, 0, sizeof *s);
   s->lines.max = SCAN_LINE_MAX;

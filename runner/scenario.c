@@ -311,6 +311,7 @@ static void on_vm_closed(void *data) {
 }
 
 static void append_excerpt(umb_scen *sc, umb_svm *svm, const char *why) {
+  umb_vm_drain_console(svm->vm);
   const umb_scanner *s = umb_vm_scanner(svm->vm);
   umb_buf_printf(&sc->diag, "vm%d: %s", svm->index, why);
   if (s->first != UMB_FIND_NONE)
@@ -353,6 +354,8 @@ static void finish_returned(umb_scen *sc) {
   for (int i = 0; i < sc->nvms; i++) {
     umb_svm *svm = sc->vms[i];
     if (svm->vm == NULL) continue;
+    /* A warning printed during the last request may still sit in the console pipe. */
+    umb_vm_drain_console(svm->vm);
     const umb_scanner *s = umb_vm_scanner(svm->vm);
     if (UMB_FINDING_FATAL(s->worst) || (s->worst != UMB_FIND_NONE && !sc->allow_warnings)) {
       append_excerpt(sc, svm, "the kernel reported a problem");
@@ -494,7 +497,7 @@ int umb_scen_vm_spawn(umb_scen *sc, const char *mem, const char *cmdline, int ti
       .cpu = svm->cpu,
       .gdb = sc->cfg->gdb_script,
       .gdb_interactive = sc->cfg->gdb_interactive,
-      .ignore = sc->cfg->strict ? NULL : umb_scanner_known_warnings,
+      .ignore = sc->cfg->ignore,
   };
   int rc = umb_vm_spawn(sc->loop, &o, on_vm_event, svm, &svm->vm);
   if (rc) {

@@ -32,7 +32,7 @@ typedef struct umb_config {
   int timeout_given;        /* --timeout was given: it overrides the scenario's own timeout. */
   const char *gdb_script;   /* Run kernels under gdb with this script. */
   int gdb_interactive;
-  int strict;               /* Report the kernel's known warnings too. */
+  const char *const *ignore; /* --ignore-warning texts, NULL-terminated (or NULL). */
 } umb_config;
 
 typedef struct umb_scen umb_scen;

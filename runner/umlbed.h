@@ -95,10 +95,6 @@ typedef struct umb_scanner {
   size_t nignored;      /* Warnings ignored that way. */
 } umb_scanner;
 
-/* Known warnings of the UML 6.1 kernel that have nothing to do with what umlbed tests:
- * "suspicious RCU usage" from force_flush_all() walking the maple tree at every fork. */
-extern const char *const umb_scanner_known_warnings[];
-
 void umb_scanner_init(umb_scanner *s);
 /* Feed console bytes. Returns the most severe finding in these bytes (NONE if none). */
 umb_finding umb_scanner_feed(umb_scanner *s, const char *p, size_t n);
@@ -167,6 +163,9 @@ void umb_vm_kill(umb_vm *vm);
  * runs when all handles are closed, after which the vm must not be used. */
 void umb_vm_close(umb_vm *vm, void (*close_cb)(void *data), void *data);
 
+/* Read and scan whatever console output is already in the pipe, without waiting and without
+ * events. Output the kernel wrote before the agent's last reply is then in the scanner. */
+void umb_vm_drain_console(umb_vm *vm);
 const umb_scanner *umb_vm_scanner(const umb_vm *vm);
 int umb_vm_pid(const umb_vm *vm);
 int umb_vm_is_ready(const umb_vm *vm);

@@ -557,6 +557,20 @@ fail:
   return rc;
 }
 
+void umb_vm_drain_console(umb_vm *vm) {
+  uv_os_fd_t fd;
+  if (vm->con_eof || uv_is_closing((uv_handle_t *)&vm->con) || uv_fileno((uv_handle_t *)&vm->con, &fd)) return;
+  for (;;) {
+    ssize_t n = read(fd, vm->rbuf, sizeof vm->rbuf);
+    if (n <= 0) break;
+    if (vm->logfd >= 0 && write(vm->logfd, vm->rbuf, (size_t)n) < 0) {
+      close(vm->logfd);
+      vm->logfd = -1;
+    }
+    umb_scanner_feed(&vm->scan, vm->rbuf, (size_t)n);
+  }
+}
+
 const umb_scanner *umb_vm_scanner(const umb_vm *vm) { return &vm->scan; }
 int umb_vm_pid(const umb_vm *vm) { return vm->pid; }
 int umb_vm_is_ready(const umb_vm *vm) { return vm->ready; }

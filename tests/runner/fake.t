@@ -42,6 +42,13 @@ check "garbage from the guest: protocol error named" grep -q 'protocol error' "$
 check "garbage from the guest: exit status 1" [ "$rc" = 1 ]
 rm -rf "$TMPDIR"/umlbed-*
 
+run run $F "$SCEN/fake-warn.lua"
+check "WARNING during the last request: CRASHED" grep -q '^not ok 1 - fake warning # CRASHED$' "$T/out"
+check "WARNING: excerpt with the warning line" grep -q 'WARNING: CPU: 0 PID: 1 at fake.c:1' "$T/out"
+rm -rf "$TMPDIR"/umlbed-*
+run run $F --ignore-warning 'at fake.c:1' "$SCEN/fake-warn.lua"
+check "--ignore-warning waives it" grep -q '^ok 1 - fake warning$' "$T/out"
+
 run run $F "$SCEN/fake-eof.lua"
 check "guest EOF: CRASHED" grep -q '# CRASHED$' "$T/out"
 rm -rf "$TMPDIR"/umlbed-*
