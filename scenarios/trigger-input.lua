@@ -24,6 +24,7 @@ local cases = {
   { "/shared/f 0 4096 seed bogus", "EINVAL", "an unknown cache mode" },
   { "/shared/f 0 4096 seed keep extra", "EINVAL", "a sixth word" },
   { "/shared/f 0 4096 seed keep keep", "EINVAL", "a repeated cache word" },
+  { "/shared/f 010000 1", "ok", "leading zeros: decimal 10000 (page 2), not octal 4096 (page 1)", "FF-F" },
   { "/shared/f 0 4096\0seed", "EINVAL", "a NUL byte inside the write" },
   -- Numbers: decimal or 0x hex only, 64 bits.
   { "/shared/f zero 4096", "EINVAL", "an offset that is a word" },
@@ -45,19 +46,19 @@ local cases = {
   { "/shared/f/x 0 4096", "ENOTDIR", "a file used as a directory" },
   { "/shared/" .. ("x"):rep(300) .. " 0 4096", "ENAMETOOLONG", "a name longer than NAME_MAX" },
   -- A line split over two writes: each write is a call of its own, and neither half acts.
-  { "/shared/f 0 40", "ok", "the first half of a split line is a complete, shorter line" },
+  { "/shared/f 0 40", "ok", "the first half of a split line is a complete, shorter line", "-FFF" },
   { "96", "EINVAL", "its second half" },
   { "/shared/f ", "EINVAL", "a line split after the path" },
   { "0 4096", "EINVAL", "its second half" },
   -- Accepted spellings: pinned so that a stricter parser is a visible change.
-  { "/shared/f 0 4096", "ok", "the minimal line" },
-  { "/shared/f 0 4096\n", "ok", "one trailing newline, as echo writes it" },
-  { "/shared/f 0 4096\n\n", "ok", "two trailing newlines: the second is a blank like any other" },
-  { "  /shared/f\t0  4096  seed\tkeep  ", "ok", "blanks and tabs around words" },
-  { "/shared/f 010 0X1000", "ok", "leading zeros are decimal, 0X is hex" },
-  { "/shared/f 0xFFFFFFFFFFFFFFFF 18446744073709551615", "ok", "2^64-1 both ways" },
-  { "//shared//f 0 4096 unmap drop", "ok", "a path with doubled slashes" },
-  { "/shared/f " .. ("0"):rep(3900) .. " 4096", "ok", "a 3900-digit offset (a write just under a page)" },
+  { "/shared/f 0 4096", "ok", "the minimal line", "-FFF" },
+  { "/shared/f 0 4096\n", "ok", "one trailing newline, as echo writes it", "-FFF" },
+  { "/shared/f 0 4096\n\n", "ok", "two trailing newlines: the second is a blank like any other", "-FFF" },
+  { "  /shared/f\t0  4096  seed\tkeep  ", "ok", "blanks and tabs around words", "-FFF" },
+  { "/shared/f 4106 0X1000", "ok", "0X is hex too", "F-FF" },
+  { "/shared/f 0xFFFFFFFFFFFFFFFF 18446744073709551615", "ok", "2^64-1 both ways (zaps nothing)", "FFFF" },
+  { "//shared//f 0x1000 0x1000 unmap drop", "ok", "a path with doubled slashes", "F-FF" },
+  { "/shared/f " .. ("0"):rep(3895) .. "8192 4096", "ok", "a 3899-digit offset (a write just under a page)", "FF-F" },
 }
 
 return {
@@ -73,7 +74,7 @@ return {
     local before = assert(vm:stats())
     local refused, accepted = 0, 0
 
-    local function try(text, want, what)
+    local function try(text, want, what, states)
       assert(m:touch("r"))
       local n, err, ename = vm:trigger(text)
       local label = ("%s (%q)"):format(what, #text > 80 and text:sub(1, 60) .. "..." or text)
@@ -82,6 +83,7 @@ return {
       elseif want == "ok" then
         accepted = accepted + 1
         t:eq(n, #text, label .. ": accepted, returns its length (" .. tostring(err) .. ")")
+        t:pages(m, states, label .. ": zaps what it says")
       else
         refused = refused + 1
         t:eq(ename, want, label .. ": got " .. tostring(n or err))
@@ -89,7 +91,7 @@ return {
       end
     end
 
-    for _, c in ipairs(cases) do try(c[1], c[2], c[3]) end
+    for _, c in ipairs(cases) do try(c[1], c[2], c[3], c[4]) end
 
     -- A write of a page or more is refused before it is parsed. Protocol lines of 4 KiB or
     -- more stall on the UML serial line today (see docs/api-requests.md), so this runs only
