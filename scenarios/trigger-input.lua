@@ -53,7 +53,7 @@ local cases = {
   -- Accepted spellings: pinned so that a stricter parser is a visible change.
   { "/shared/f 0 4096", "ok", "the minimal line", "-FFF" },
   { "/shared/f 0 4096\n", "ok", "one trailing newline, as echo writes it", "-FFF" },
-  { "/shared/f 0 4096\n\n", "ok", "two trailing newlines: the second is a blank like any other", "-FFF" },
+  { "/shared/f 0 4096\n\n", "EINVAL", "two trailing newlines: only one is allowed, the second is garbage" },
   { "  /shared/f\t0  4096  seed\tkeep  ", "ok", "blanks and tabs around words", "-FFF" },
   { "/shared/f 4106 0X1000", "ok", "0X is hex too", "F-FF" },
   { "/shared/f 0xFFFFFFFFFFFFFFFF 18446744073709551615", "ok", "2^64-1 both ways (zaps nothing)", "FFFF" },
