@@ -3,6 +3,7 @@
 BUILD ?= $(CURDIR)/build
 VARIANTS ?= full gpl-only
 VARIANT ?=
+JOBS ?= $(shell nproc)
 export BUILD
 
 kernel_variants := $(if $(VARIANT),$(VARIANT),$(VARIANTS))
@@ -39,12 +40,17 @@ runner: deps
 	@$(MAKE) -s -C runner
 
 scenarios: kernel modules guest runner
-	$(UMLBED) run scenarios/
+	$(UMLBED) run -j $(JOBS) scenarios/
 
-# The README's second command: every test, through prove (TAP).
+# The README's second command: every test through prove (TAP). The runner's tests run twice, the second time
+# against its ASan/UBSan build; valgrind checks the runner's unit tests and fake-UML runs first.
 check: kernel modules guest runner
-	@$(MAKE) -s -C runner check-build
-	prove -r tests/
+	@$(MAKE) -s -C guest host
+	@$(MAKE) -s -C tests/agent
+	@$(MAKE) -s -C runner SAN=1
+	@$(MAKE) -s -C runner check-valgrind
+	UMLBED_BUILD=$(BUILD) prove -r tests/
+	UMLBED_BUILD=$(BUILD) UMLBED_RUNNER_DIR=$(BUILD)/runner-san prove tests/runner/
 
 checkpatch: kernel
 	@for p in $$(grep -v '^#' patches/series); do \
