@@ -128,7 +128,8 @@ return {
 
   run = function(t, p)
     local vm = assert(t:vm())
-    local o = { npages = NPAGES, pagesize = vm.pagesize }
+    -- Exit steps hit a known UML bug (exit-race.lua), so they come only with UMLBED_KNOWN_BUGS=1.
+    local o = { npages = NPAGES, pagesize = vm.pagesize, exit = os.getenv("UMLBED_KNOWN_BUGS") == "1" }
     local steps = model.generate(p.seed, STEPS, o)
     local runs = 0
     local bad, why = execute(vm, steps, "fuzz-0")
