@@ -26,6 +26,12 @@ local cases = {
   { "/shared/f 0 4096 seed keep keep", "EINVAL", "a repeated cache word" },
   { "/shared/f 010000 1", "ok", "leading zeros: decimal 10000 (page 2), not octal 4096 (page 1)", "FF-F" },
   { "/shared/f 0 4096\0seed", "EINVAL", "a NUL byte inside the write" },
+  -- Control characters other than blanks (space, tab) and the one trailing newline.
+  { "/shared/f 0 4096\n\n", "EINVAL", "two trailing newlines: only one is allowed, the second is garbage" },
+  { "/shared/f 0 4096\r\n", "EINVAL", "a CRLF line end" },
+  { "/shared/f\v0\v4096", "EINVAL", "vertical tabs as separators" },
+  { "/shared/f 0 4096\127", "EINVAL", "a DEL byte" },
+  { "/shared/f\n0 4096", "EINVAL", "a newline inside the line" },
   -- Numbers: decimal or 0x hex only, 64 bits.
   { "/shared/f zero 4096", "EINVAL", "an offset that is a word" },
   { "/shared/f -1 4096", "EINVAL", "a negative offset" },
@@ -53,7 +59,6 @@ local cases = {
   -- Accepted spellings: pinned so that a stricter parser is a visible change.
   { "/shared/f 0 4096", "ok", "the minimal line", "-FFF" },
   { "/shared/f 0 4096\n", "ok", "one trailing newline, as echo writes it", "-FFF" },
-  { "/shared/f 0 4096\n\n", "EINVAL", "two trailing newlines: only one is allowed, the second is garbage" },
   { "  /shared/f\t0  4096  seed\tkeep  ", "ok", "blanks and tabs around words", "-FFF" },
   { "/shared/f 4106 0X1000", "ok", "0X is hex too", "F-FF" },
   { "/shared/f 0xFFFFFFFFFFFFFFFF 18446744073709551615", "ok", "2^64-1 both ways (zaps nothing)", "FFFF" },
