@@ -9,7 +9,7 @@ export BUILD
 kernel_variants := $(if $(VARIANT),$(VARIANT),$(VARIANTS))
 UMLBED := $(BUILD)/runner/umlbed
 
-.PHONY: all deps kernel modules guest runner scenarios check checkpatch clean distclean help
+.PHONY: all deps kernel modules guest runner scenarios check checkpatch mutants clean distclean help
 
 # The README's first command: build everything, then run the scenario folder.
 all: scenarios
@@ -22,6 +22,7 @@ help:
 	@echo "make guest      build the static guest agent"
 	@echo "make runner     build the umlbed runner"
 	@echo "make checkpatch run the kernel's checkpatch.pl --strict on patches/"
+	@echo "make mutants    build the deliberately broken kernels and show which scenarios catch each"
 
 deps:
 	@scripts/deps.sh
@@ -57,8 +58,16 @@ checkpatch: kernel
 		$(BUILD)/kernel/full/src/scripts/checkpatch.pl --strict --no-tree patches/$$p || exit 1; \
 	done
 
+# Not part of check: three more kernel builds. Fails if a broken kernel passes the whole suite.
+mutants: kernel modules guest runner
+	uml-kernel/mutants.sh
+
 clean:
 	rm -rf $(BUILD)/guest $(BUILD)/runner $(BUILD)/runner-san $(BUILD)/kernel/*/modules
 
-distclean:
+dist# Not part of check: three more kernel builds. Fails if a broken kernel passes the whole suite.
+mutants: kernel modules guest runner
+	uml-kernel/mutants.sh
+
+clean:
 	rm -rf $(BUILD)

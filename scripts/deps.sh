@@ -6,7 +6,7 @@ packages=(
 	# The kernel: Debian's 6.1 source and what kbuild needs for ARCH=um.
 	linux-source-6.1 xz-utils patch flex bison bc gcc make perl kmod ccache
 	# The runner and its tests.
-	pkg-config liblua5.4-dev libuv1-dev libjansson-dev libcmocka-dev
+	pkg-config liblua5.4-dev lua5.4 libuv1-dev libjansson-dev libcmocka-dev
 	# Debugging and checking.
 	gdb valgrind git
 )
