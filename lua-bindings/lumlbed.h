@@ -13,6 +13,7 @@
 #define UMB_MAP_MT "umlbed.mapping"
 #define UMB_FILE_MT "umlbed.file"
 #define UMB_T_MT "umlbed.t"
+#define UMB_TASK_MT "umlbed.task"
 
 /* Userdata layouts. The svm they point to is owned by the scenario and outlives the Lua state,
  * so a userdata never dangles; a closed vm has svm->vm == NULL. */
@@ -55,6 +56,10 @@ int umb_lua_call(lua_State *L, umb_svm *svm, uint64_t pid, const char *verb, umb
 int umb_lua_fail(lua_State *L, int err, const char *msg);
 /* Push the percent-decoded string of the (encoded) string at idx. */
 void umb_lua_pushdecoded(lua_State *L, int idx);
+/* The task running L (the run function or a t:go() task); raises for any other coroutine. */
+umb_task *umb_lua_check_task_ctx(lua_State *L);
+/* t:go(fn, ...) -> task (lua-bindings/task.c). */
+int umb_lua_t_go(lua_State *L);
 /* Push a page-state field (raw, except that %2D stands for a lone "-"). */
 void umb_lua_pushstates(lua_State *L, int idx);
 
@@ -87,6 +92,7 @@ void umb_lua_open_proc(lua_State *L);
 void umb_lua_open_map(lua_State *L);
 void umb_lua_open_file(lua_State *L);
 void umb_lua_open_t(lua_State *L);
+void umb_lua_open_task(lua_State *L);
 
 /* Create a metatable with methods, metamethods and an __index that falls back to getter(L)
  * for fields (getter gets the object at 1 and the key at 2, returns 0 for "no such field"). */

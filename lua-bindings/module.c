@@ -9,6 +9,7 @@
 typedef struct lcall {
   umb_req req;
   umb_scen *sc;
+  umb_task *task; /* The task to resume. */
   umb_svm *svm;
   umb_conv conv;
   lua_Integer arg;
@@ -140,30 +141,36 @@ static void on_reply(umb_req *req, int status, umb_msg *m) {
     }
   }
   /* A dying vm means CRASHED; the scenario must not see the broken call first and fail with
-   * a Lua error, so the coroutine stays parked until the DEAD event finishes it. */
-  if (sc->finishing || (status == -EPIPE && !c->svm->expect_exit) || status == -ECANCELED) {
+   * a Lua error, so every task with a call on it stays parked until the DEAD event finishes the
+   * scenario. A call cancelled by vm:kill() in another task returns an error to its task. */
+  if (sc->finishing || (status == -EPIPE && !c->svm->expect_exit)) {
     lcall_free(c);
     return;
   }
-  umb_scen_resume(sc, 0);
+  /* Queued, not resumed here: a vm:kill() in one task cancels calls of others synchronously. */
+  umb_task_wake(c->task, 0);
 }
 
-static umb_scen *check_scen(lua_State *L) {
+umb_task *umb_lua_check_task_ctx(lua_State *L) {
   umb_scen *sc = umb_scen_from_lua(L);
   if (sc == NULL) luaL_error(L, "umlbed: no scenario is running in this Lua state");
-  if (L != sc->co)
-    luaL_error(L, "umlbed: guest calls must be made from the scenario's run function, not another coroutine");
-  return sc;
+  umb_task *t = umb_task_from_lua(L);
+  if (t == NULL || t->sc != sc)
+    luaL_error(L, "umlbed: guest calls must be made from the scenario's run function or a t:go() task, "
+                  "not another coroutine");
+  return t;
 }
 
 int umb_lua_call(lua_State *L, umb_svm *svm, uint64_t pid, const char *verb, umb_buf *args, umb_conv conv,
                  lua_Integer arg) {
-  umb_scen *sc = check_scen(L);
+  umb_task *task = umb_lua_check_task_ctx(L);
+  umb_scen *sc = task->sc;
   lcall *c = calloc(1, sizeof *c);
   int rc = c ? 0 : -ENOMEM;
   if (rc == 0 && svm->vm == NULL) rc = -ESHUTDOWN;
   if (rc == 0) {
     c->sc = sc;
+    c->task = task;
     c->svm = svm;
     c->conv = conv;
     c->arg = arg;
@@ -175,7 +182,7 @@ int umb_lua_call(lua_State *L, umb_svm *svm, uint64_t pid, const char *verb, umb
     free(c);
     return umb_lua_fail(L, rc, rc == -ESHUTDOWN || rc == -EPIPE ? "the vm is not running" : "cannot send the request");
   }
-  sc->pending_what = verb;
+  task->pending_what = verb;
   return lua_yieldk(L, 0, (lua_KContext)c, call_cont);
 }
 
@@ -190,7 +197,8 @@ static int boot_cont(lua_State *L, int status, lua_KContext k) {
 }
 
 int umb_lua_boot(lua_State *L, int optidx) {
-  umb_scen *sc = check_scen(L);
+  umb_task *task = umb_lua_check_task_ctx(L);
+  umb_scen *sc = task->sc;
   const char *mem = NULL, *cmdline = NULL;
   int tt = 0;
   if (!lua_isnoneornil(L, optidx)) {
@@ -210,18 +218,20 @@ int umb_lua_boot(lua_State *L, int optidx) {
   lcall *c = calloc(1, sizeof *c);
   if (c == NULL) return luaL_error(L, "out of memory");
   c->sc = sc;
+  c->task = task;
   c->svm = svm;
   umb_lua_push_vm(L, svm);
   c->vmref = luaL_ref(L, LUA_REGISTRYINDEX);
   svm->waiter = c;
-  sc->pending_what = "the agent's ready event";
+  task->pending_what = "the agent's ready event";
   return lua_yieldk(L, 0, (lua_KContext)c, boot_cont);
 }
 
 void umb_lua_vm_event(umb_svm *svm, umb_vm_event ev) {
+  lcall *c = svm->waiter;
   (void)ev;
-  if (svm->waiter == NULL) return;
-  umb_scen_resume(svm->sc, 0);
+  if (c == NULL) return;
+  umb_task_wake(c->task, 0);
 }
 
 static int index_closure(lua_State *L) {
@@ -280,6 +290,7 @@ int luaopen_umlbed(lua_State *L) {
   umb_lua_open_map(L);
   umb_lua_open_file(L);
   umb_lua_open_t(L);
+  umb_lua_open_task(L);
   luaL_newlib(L, funcs);
   lua_pushinteger(L, UMB_PROTOCOL_VERSION);
   lua_setfield(L, -2, "protocol");

@@ -224,7 +224,8 @@ static int t_set(lua_State *L) {
 
 void umb_lua_open_t(lua_State *L) {
   static const luaL_Reg methods[] = {{"eq", t_eq},     {"expect", t_expect}, {"pages", t_pages}, {"fail", t_fail},
-                                     {"note", t_note}, {"skip", t_skip},     {"vm", t_vm},       {NULL, NULL}};
+                                     {"note", t_note}, {"skip", t_skip},     {"vm", t_vm},       {"go", umb_lua_t_go},
+                                     {NULL, NULL}};
   static const luaL_Reg meta[] = {{"__newindex", t_set}, {NULL, NULL}};
   umb_lua_newclass(L, UMB_T_MT, methods, meta, t_get);
 }

@@ -296,6 +296,8 @@ static int vm_get(lua_State *L) {
   else if (!strcmp(k, "shared")) lua_pushstring(L, s->shared);
   else if (!strcmp(k, "console")) lua_pushfstring(L, "%s/console.log", s->dir);
   else if (!strcmp(k, "cpu")) lua_pushinteger(L, s->cpu);
+  else if (!strcmp(k, "kernel")) lua_pushstring(L, s->sc->cfg->kernel);
+  else if (!strcmp(k, "variant")) lua_pushstring(L, s->sc->cfg->variant); /* nil when NULL */
   else if (s->vm && !strcmp(k, "pagesize")) lua_pushinteger(L, umb_vm_pagesize(s->vm));
   else if (s->vm && !strcmp(k, "release")) lua_pushstring(L, umb_vm_release(s->vm));
   else if (s->vm && !strcmp(k, "boot_ms")) lua_pushnumber(L, umb_vm_boot_ms(s->vm));

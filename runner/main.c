@@ -7,11 +7,13 @@
 #include <libgen.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "scenario.h"
@@ -47,12 +49,14 @@ static struct {
   const char *json;
   uv_signal_t sigint, sigterm;
   char gdbdir[PATH_MAX];
+  char fuzz_note[256]; /* umlbed fuzz: the seeds, printed after the plan so a failure can be replayed. */
 } g;
 
 static const char *usage =
     "usage: umlbed run [options] [FILE|DIR]...\n"
-    "       umlbed list [--filter GLOB] [FILE|DIR]...\n"
+    "       umlbed list [--filter GLOB] [--param KEY=VALUE]... [FILE|DIR]...\n"
     "       umlbed run --gdb [--break SYMBOL]... FILE\n"
+    "       umlbed fuzz [--seed S] [--steps N] [--runs K] [options] [FILE]\n"
     "\n"
     "Runs Lua scenarios, each in its own User-Mode Linux instance, and prints TAP.\n"
     "Without FILE or DIR, runs ./scenarios.\n"
@@ -61,7 +65,7 @@ static const char *usage =
     "  --kernel PATH     UML kernel binary (default: $UMLBED_KERNEL, else\n"
     "                    BUILD/kernel/full/obj/linux, BUILD being the folder above\n"
     "                    the one holding this umlbed binary)\n"
-    "  --variant NAME    use BUILD/kernel/NAME/obj/linux (full, gpl-only)\n"
+    "  --variant NAME    use BUILD/kernel/NAME/obj/linux (full, gpl-only, broken-...)\n"
     "  --agent PATH      guest agent (default: $UMLBED_AGENT, else BUILD/guest/umlbed-agent)\n"
     "  -j, --jobs N      run N scenarios at once (default 1)\n"
     "  --filter GLOB     only scenarios whose name or file matches GLOB\n"
@@ -74,10 +78,20 @@ static const char *usage =
     "  --keep            keep every run folder (failed runs are always kept)\n"
     "  --ignore-warning TEXT  console warnings (WARNING:, lockdep) on lines containing\n"
     "                    TEXT are not findings; repeatable\n"
+    "  --param KEY=VALUE set the scenario parameter p.KEY to VALUE (a number if it\n"
+    "                    reads as one): replaces KEY's list in the matrix, or adds KEY;\n"
+    "                    repeat KEY for several values (one run each)\n"
     "  --gdb             run the kernel under gdb (one FILE; batch mode unless stdin is a terminal)\n"
     "  --break SYMBOL    with --gdb: break at SYMBOL (in batch mode: print a backtrace and go on)\n"
     "  --batch           with --gdb: batch mode even on a terminal\n"
     "  -h, --help        this text\n"
+    "\n"
+    "umlbed fuzz runs FILE (default scenarios/model-fuzz.lua) once per seed, as\n"
+    "  umlbed run --timeout 0 --param seed=S ... --param seed=S+K-1 --param steps=N FILE\n"
+    "  --seed S          first seed (default: from the clock; printed as a TAP comment)\n"
+    "  --steps N         steps per run (default: the scenario's)\n"
+    "  --runs K          seeds S, S+1, ..., S+K-1 (default 1)\n"
+    "  --timeout, -j and the other run options apply (the timeout is off unless given)\n"
     "\n"
     "exit status: 0 all scenarios ok or skipped, 1 some failed, 2 usage or setup error,\n"
     "130 interrupted.\n";
@@ -135,7 +149,7 @@ static int plan(char **files, int nfiles, const char *filter) {
   for (int i = 0; i < nfiles; i++) {
     char *name, *err, **combos;
     int n;
-    if (umb_scen_describe(files[i], &name, &combos, &n, &err)) {
+    if (umb_scen_describe(files[i], g.cfg.params, &name, &combos, &n, &err)) {
       fprintf(stderr, "umlbed: %s\n", err ? err : files[i]);
       bad = 1;
       if (filter && fnmatch(filter, files[i], 0)) {
@@ -166,6 +180,58 @@ static int plan(char **files, int nfiles, const char *filter) {
     free(name);
   }
   return bad ? -1 : 0;
+}
+
+/* Appends a formatted --param to the NULL-terminated list. */
+static void add_param(char ***params, int *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void add_param(char ***params, int *n, const char *fmt, ...) {
+  char buf[4096];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  char **p = realloc(*params, sizeof(char *) * (size_t)(*n + 2));
+  if (p == NULL || (p[*n] = strdup(buf)) == NULL) abort();
+  p[++*n] = NULL;
+  *params = p;
+}
+
+static int parse_count(const char *what, const char *s, unsigned long long min, unsigned long long *v) {
+  char *end;
+  errno = 0;
+  *v = s ? strtoull(s, &end, 10) : 0;
+  if (s && (errno || end == s || *end || *s == '-' || *v < min || *v > (1ull << 53))) {
+    fprintf(stderr, "umlbed: %s wants a whole number >= %llu (got '%s')\n", what, min, s);
+    return -1;
+  }
+  return 0;
+}
+
+/* umlbed fuzz: one seed=... parameter per run and steps=N, the timeout off unless given. */
+static int fuzz_params(const char *seed_arg, const char *steps_arg, const char *runs_arg, char ***params,
+                       int *nparams) {
+  unsigned long long seed, steps, runs;
+  if (parse_count("--seed", seed_arg, 0, &seed) || parse_count("--steps", steps_arg, 1, &steps) ||
+      parse_count("--runs", runs_arg, 1, &runs))
+    return -1;
+  if (runs_arg == NULL) runs = 1;
+  if (runs > 10000) {
+    fprintf(stderr, "umlbed: --runs wants at most 10000\n");
+    return -1;
+  }
+  if (seed_arg == NULL) seed = (unsigned long long)time(NULL) % 1000000000ull;
+  for (unsigned long long i = 0; i < runs; i++) add_param(params, nparams, "seed=%llu", seed + i);
+  if (steps_arg) add_param(params, nparams, "steps=%llu", steps);
+  if (!g.cfg.timeout_given) g.cfg.timeout_s = 0;
+  char st[64] = "";
+  if (steps_arg) snprintf(st, sizeof st, " --steps %llu", steps);
+  if (runs > 1)
+    snprintf(g.fuzz_note, sizeof g.fuzz_note, "umlbed fuzz: seeds %llu..%llu; replay one with: umlbed fuzz --seed SEED%s",
+             seed, seed + runs - 1, st);
+  else
+    snprintf(g.fuzz_note, sizeof g.fuzz_note, "umlbed fuzz: seed %llu; replay with: umlbed fuzz --seed %llu%s", seed,
+             seed, st);
+  return 0;
 }
 
 static void print_diag(FILE *f, const char *prefix, const char *text) {
@@ -377,20 +443,22 @@ static void remove_gdb_dir(void) {
 
 int main(int argc, char **argv) {
   enum { O_KERNEL = 256, O_VARIANT, O_AGENT, O_FILTER, O_TIMEOUT, O_MEM, O_CMDLINE, O_TT, O_JUNIT, O_JSON,
-         O_KEEP, O_GDB, O_BREAK, O_BATCH, O_IGNORE };
+         O_KEEP, O_GDB, O_BREAK, O_BATCH, O_IGNORE, O_PARAM, O_SEED, O_STEPS, O_RUNS };
   static const struct option opts[] = {
       {"kernel", 1, 0, O_KERNEL}, {"variant", 1, 0, O_VARIANT}, {"agent", 1, 0, O_AGENT},
       {"jobs", 1, 0, 'j'},        {"filter", 1, 0, O_FILTER},   {"timeout", 1, 0, O_TIMEOUT},
       {"mem", 1, 0, O_MEM},       {"cmdline", 1, 0, O_CMDLINE}, {"time-travel", 0, 0, O_TT},
       {"junit", 1, 0, O_JUNIT},   {"json", 1, 0, O_JSON},       {"keep", 0, 0, O_KEEP},
       {"gdb", 0, 0, O_GDB},       {"break", 1, 0, O_BREAK},     {"batch", 0, 0, O_BATCH},
-      {"ignore-warning", 1, 0, O_IGNORE}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+      {"ignore-warning", 1, 0, O_IGNORE}, {"param", 1, 0, O_PARAM}, {"seed", 1, 0, O_SEED},
+      {"steps", 1, 0, O_STEPS},   {"runs", 1, 0, O_RUNS},       {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
   if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
     fputs(usage, argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
   }
   const char *cmd = argv[1];
-  if (strcmp(cmd, "run") && strcmp(cmd, "list")) {
+  int fuzz = !strcmp(cmd, "fuzz");
+  if (strcmp(cmd, "run") && strcmp(cmd, "list") && !fuzz) {
     fprintf(stderr, "umlbed: unknown command '%s'\n%s", cmd, usage);
     return 2;
   }
@@ -402,6 +470,10 @@ int main(int argc, char **argv) {
   char *breaks[64];
   int nbreaks = 0, gdb = 0, batch = 0, nignore = 0;
   const char *ignore[64] = {NULL};
+  /* --param values, then the ones umlbed fuzz adds; NULL-terminated. */
+  char **params = calloc(1, sizeof(char *));
+  int nparams = 0;
+  const char *seed_arg = NULL, *steps_arg = NULL, *runs_arg = NULL;
   g.parallel = 1;
   g.cfg.timeout_s = 60;
   g.cfg.mem = "64M";
@@ -431,6 +503,17 @@ int main(int argc, char **argv) {
       case O_IGNORE:
         if (nignore < 63) ignore[nignore++] = optarg;
         break;
+      case O_PARAM:
+        if (umb_param_check(optarg)) {
+          fprintf(stderr, "umlbed: --param wants KEY=VALUE with KEY a Lua name (got '%s')\n", optarg);
+          status = 2;
+          goto out;
+        }
+        add_param(&params, &nparams, "%s", optarg);
+        break;
+      case O_SEED: seed_arg = optarg; break;
+      case O_STEPS: steps_arg = optarg; break;
+      case O_RUNS: runs_arg = optarg; break;
       case 'h': fputs(usage, stdout); status = 0; goto out;
       default: fputs(usage, stderr); status = 2; goto out;
     }
@@ -440,11 +523,21 @@ int main(int argc, char **argv) {
     status = 2;
     goto out;
   }
-  if (variant && strcmp(variant, "full") && strcmp(variant, "gpl-only")) {
-    fprintf(stderr, "umlbed: --variant is full or gpl-only\n");
+  if (variant && (!*variant || *variant == '.' || strspn(variant, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") != strlen(variant))) {
+    fprintf(stderr, "umlbed: --variant wants a name such as full or gpl-only\n");
     status = 2;
     goto out;
   }
+  if (!fuzz && (seed_arg || steps_arg || runs_arg)) {
+    fprintf(stderr, "umlbed: --seed, --steps and --runs are options of umlbed fuzz\n");
+    status = 2;
+    goto out;
+  }
+  if (fuzz && fuzz_params(seed_arg, steps_arg, runs_arg, &params, &nparams)) {
+    status = 2;
+    goto out;
+  }
+  g.cfg.params = (const char *const *)params;
   char kpath[PATH_MAX], apath[PATH_MAX];
   if (variant || kernel == NULL) {
     snprintf(kpath, sizeof kpath, "%s/kernel/%s/obj/linux", bdir, variant ? variant : "full");
@@ -454,7 +547,7 @@ int main(int argc, char **argv) {
     snprintf(apath, sizeof apath, "%s/guest/umlbed-agent", bdir);
     agent = apath;
   }
-  char *defargs[] = {"scenarios"};
+  char *defargs[] = {fuzz ? "scenarios/model-fuzz.lua" : "scenarios"};
   char **args = argv + optind;
   int nargs = argc - optind;
   if (nargs == 0) {
@@ -485,6 +578,10 @@ int main(int argc, char **argv) {
   }
   char kreal[PATH_MAX], areal[PATH_MAX];
   g.cfg.kernel = realpath(kernel, kreal) ? kreal : kernel;
+  char vbuf[256];
+  /* The path as given names the variant even when it is a symbolic link to elsewhere. */
+  g.cfg.variant = variant ? variant : umb_kernel_variant(kernel, vbuf, sizeof vbuf);
+  if (g.cfg.variant == NULL) g.cfg.variant = umb_kernel_variant(g.cfg.kernel, vbuf, sizeof vbuf);
   g.cfg.agent = realpath(agent, areal) ? areal : agent;
   const char *tmp = getenv("TMPDIR");
   g.cfg.tmpbase = tmp && *tmp ? tmp : "/tmp";
@@ -515,6 +612,7 @@ int main(int argc, char **argv) {
   uv_signal_start(&g.sigint, on_signal, SIGINT);
   uv_signal_start(&g.sigterm, on_signal, SIGTERM);
   printf("TAP version 13\n1..%d\n", g.njobs);
+  if (g.fuzz_note[0]) printf("# %s\n", g.fuzz_note);
   fflush(stdout);
   start_next();
   uv_run(g.loop, UV_RUN_DEFAULT);
@@ -540,6 +638,8 @@ out:
   free(g.jobs);
   for (int i = 0; i < nfiles; i++) free(files[i]);
   free(files);
+  for (int i = 0; i < nparams; i++) free(params[i]);
+  free(params);
   free(bdir);
   return status;
 }

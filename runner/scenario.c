@@ -51,8 +51,65 @@ static lua_State *new_state(void) {
   return L;
 }
 
-/* Loads a scenario file and leaves its table on the stack; returns 0 or -EINVAL (message pushed). */
-static int load_table(lua_State *L, const char *file) {
+int umb_param_check(const char *param) {
+  const char *eq = strchr(param, '=');
+  if (eq == NULL || eq == param) return -EINVAL;
+  for (const char *p = param; p < eq; p++)
+    if (!(*p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (p > param && *p >= '0' && *p <= '9')))
+      return -EINVAL;
+  return 0;
+}
+
+const char *umb_kernel_variant(const char *kernel, char *buf, size_t size) {
+  static const char tail[] = "/obj/linux", dir[] = "/kernel/";
+  size_t n = strlen(kernel), tl = sizeof tail - 1, dl = sizeof dir - 1;
+  if (n <= tl || strcmp(kernel + n - tl, tail)) return NULL;
+  const char *end = kernel + n - tl, *p = end;
+  while (p > kernel && p[-1] != '/') p--;
+  if (p == end || (size_t)(p - kernel) < dl || strncmp(p - dl, dir, dl)) return NULL;
+  snprintf(buf, size, "%.*s", (int)(end - p), p);
+  return buf;
+}
+
+/* --param KEY=VALUE: KEY's list in the matrix of the table at tidx becomes the VALUEs given for
+ * it (numbers converted), added if the matrix has no KEY. A bad matrix is left for matrix_combo. */
+static void apply_params(lua_State *L, int tidx, const char *const *params) {
+  if (params == NULL || *params == NULL) return;
+  tidx = lua_absindex(L, tidx);
+  lua_getfield(L, tidx, "matrix");
+  if (lua_isnil(L, -1)) {
+    lua_pop(L, 1);
+    lua_newtable(L);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, tidx, "matrix");
+  }
+  if (!lua_istable(L, -1)) {
+    lua_pop(L, 1);
+    return;
+  }
+  int m = lua_gettop(L);
+  for (const char *const *p = params; *p; p++) {
+    const char *eq = strchr(*p, '=');
+    if (eq == NULL) continue;
+    lua_pushlstring(L, *p, (size_t)(eq - *p));
+    lua_newtable(L);
+    lua_rawset(L, m);
+  }
+  for (const char *const *p = params; *p; p++) {
+    const char *eq = strchr(*p, '=');
+    if (eq == NULL) continue;
+    lua_pushlstring(L, *p, (size_t)(eq - *p));
+    lua_rawget(L, m);
+    if (lua_stringtonumber(L, eq + 1) == 0) lua_pushstring(L, eq + 1);
+    lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+}
+
+/* Loads a scenario file and leaves its table on the stack, --param overrides applied; returns 0
+ * or -EINVAL (message pushed). */
+static int load_table(lua_State *L, const char *file, const char *const *params) {
   if (luaL_loadfile(L, file) != LUA_OK) return -EINVAL;
   if (lua_pcall(L, 0, 1, 0) != LUA_OK) return -EINVAL;
   if (!lua_istable(L, -1)) {
@@ -68,6 +125,7 @@ static int load_table(lua_State *L, const char *file) {
     lua_pushfstring(L, "%s: the scenario table has no run function", file);
     return -EINVAL;
   }
+  apply_params(L, -1, params);
   return 0;
 }
 
@@ -150,6 +208,7 @@ static char *display_name(lua_State *L, int tidx, const char *file, const char *
 
 typedef struct describe_ctx {
   const char *file;
+  const char *const *params;
   char *name;
   char **combos;
   int n;
@@ -158,7 +217,7 @@ typedef struct describe_ctx {
 /* The Lua side of umb_scen_describe, run under lua_pcall: scenario files are user code. */
 static int describe_protected(lua_State *L) {
   describe_ctx *d = lua_touserdata(L, 1);
-  if (load_table(L, d->file)) return lua_error(L);
+  if (load_table(L, d->file, d->params)) return lua_error(L);
   int t = lua_gettop(L);
   int n = matrix_combo(L, t, 0, NULL);
   if (n < 0) return lua_error(L);
@@ -178,8 +237,9 @@ static int describe_protected(lua_State *L) {
   return 0;
 }
 
-int umb_scen_describe(const char *file, char **name, char ***combos, int *ncombos, char **err) {
-  describe_ctx d = {.file = file};
+int umb_scen_describe(const char *file, const char *const *params, char **name, char ***combos, int *ncombos,
+                      char **err) {
+  describe_ctx d = {.file = file, .params = params};
   lua_State *L = new_state();
   *combos = NULL;
   *ncombos = 0;
@@ -271,15 +331,16 @@ static void after_rm(uv_work_t *w, int status) {
   umb_scen *sc = w->data;
   (void)status;
   free(w);
-  sc->nclosing = 2;
+  sc->nclosing = 3;
   uv_close((uv_handle_t *)&sc->timer, on_timer_closed);
   uv_close((uv_handle_t *)&sc->grace, on_timer_closed);
+  uv_close((uv_handle_t *)&sc->runq, on_timer_closed);
 }
 
 static void after_vms(umb_scen *sc) {
   if (sc->L) {
     lua_close(sc->L);
-    sc->L = sc->co = NULL;
+    sc->L = NULL;
   }
   for (int i = 0; i < sc->nvms; i++) {
     if (sc->vms[i]->cpu >= 0) cpu_load[sc->vms[i]->cpu]--;
@@ -335,6 +396,7 @@ void umb_scen_finish(umb_scen *sc, umb_verdict v, const char *fmt, ...) {
   }
   uv_timer_stop(&sc->timer);
   uv_timer_stop(&sc->grace);
+  uv_idle_stop(&sc->runq);
   sc->nclosing = 1; /* Held until every vm close has been started. */
   for (int i = 0; i < sc->nvms; i++) {
     if (sc->vms[i]->vm == NULL) continue;
@@ -363,6 +425,19 @@ static void finish_returned(umb_scen *sc) {
       return;
     }
   }
+  /* An error in a task that nobody waited for would otherwise go unseen. */
+  int unwaited = 0;
+  for (umb_task *t = sc->tasks; t; t = t->next) {
+    if (t->state != UMB_TASK_FAILED || t->waited) continue;
+    lua_rawgeti(sc->L, LUA_REGISTRYINDEX, t->resref);
+    umb_buf_printf(&sc->diag, "error in a task nobody waited for: %s\n", lua_tostring(sc->L, -1));
+    lua_pop(sc->L, 1);
+    unwaited++;
+  }
+  if (unwaited) {
+    umb_scen_finish(sc, UMB_ERROR, NULL);
+    return;
+  }
   umb_scen_finish(sc, sc->nfails ? UMB_FAILED : UMB_OK, NULL);
 }
 
@@ -380,43 +455,171 @@ static void deadline_hook(lua_State *L, lua_Debug *ar) {
 static const char SKIP_MARK = 'K';
 void *umb_scen_skip_mark(void) { return (void *)&SKIP_MARK; }
 
-void umb_scen_resume(umb_scen *sc, int nargs) {
-  if (sc->finishing || sc->co == NULL) {
-    if (sc->co) lua_pop(sc->co, nargs);
-    return;
-  }
-  int nres = 0;
-  sc->pending_what = NULL;
-  int st = lua_resume(sc->co, sc->L, nargs, &nres);
-  if (st == LUA_YIELD) {
-    lua_pop(sc->co, nres);
-    return;
-  }
-  if (sc->finishing) return;
+umb_task *umb_task_from_lua(lua_State *L) { return *(umb_task **)lua_getextraspace(L); }
+
+static void on_runq(uv_idle_t *h);
+
+static void task_queue(umb_task *t) {
+  umb_scen *sc = t->sc;
+  t->state = UMB_TASK_RUNNABLE;
+  t->qnext = NULL;
+  if (sc->qtail) sc->qtail->qnext = t;
+  else sc->qhead = t;
+  sc->qtail = t;
+  if (!sc->finishing) uv_idle_start(&sc->runq, on_runq);
+}
+
+umb_task *umb_task_new(umb_scen *sc, lua_State *co, int coref, int nargs, const char *where) {
+  umb_task *t = calloc(1, sizeof *t);
+  if (t == NULL) return NULL;
+  t->sc = sc;
+  t->co = co;
+  t->coref = coref;
+  t->resref = LUA_NOREF;
+  t->index = sc->ntasks++;
+  t->nargs = nargs;
+  if (t->index == 0) snprintf(t->where, sizeof t->where, "the run function");
+  else snprintf(t->where, sizeof t->where, "task %d (t:go at %s)", t->index, where);
+  *(umb_task **)lua_getextraspace(co) = t;
+  if (sc->deadline) lua_sethook(co, deadline_hook, LUA_MASKCOUNT, 100000);
+  umb_task **pp = &sc->tasks;
+  while (*pp) pp = &(*pp)->next;
+  *pp = t;
+  task_queue(t);
+  return t;
+}
+
+void umb_task_wake(umb_task *t, int nargs) {
+  /* A task is queued at most once; it was parked with nothing pushed yet. */
+  if (t->state != UMB_TASK_PARKED) return;
+  t->nargs = nargs;
+  task_queue(t);
+}
+
+/* The run function has returned and no task is left: the scenario's verdict. */
+static void check_done(umb_scen *sc) {
+  for (umb_task *t = sc->tasks; t; t = t->next)
+    if (t->state == UMB_TASK_RUNNABLE || t->state == UMB_TASK_PARKED) return;
+  finish_returned(sc);
+}
+
+static void wake_waiters(umb_task *done) {
+  for (umb_task *t = done->sc->tasks; t; t = t->next)
+    if (t->waiting_for == done) {
+      t->waiting_for = NULL;
+      umb_task_wake(t, 0);
+    }
+}
+
+/* Keeps a task's end in the registry: a table of its results, or its error with a traceback. */
+static void task_end(umb_task *t, int st, int nres) {
+  lua_State *co = t->co;
   if (st == LUA_OK) {
-    finish_returned(sc);
-    return;
+    int base = lua_gettop(co) - nres + 1;
+    lua_createtable(co, nres, 1);
+    for (int i = 0; i < nres; i++) {
+      lua_pushvalue(co, base + i);
+      lua_rawseti(co, -2, i + 1);
+    }
+    lua_pushinteger(co, nres);
+    lua_setfield(co, -2, "n");
+    t->state = UMB_TASK_DONE;
+  } else {
+    const char *msg = NULL;
+    if (lua_istable(co, -1)) {
+      lua_rawgetp(co, -1, umb_scen_skip_mark());
+      if (!lua_isnil(co, -1)) msg = "t:skip() called in a task (only the run function can skip)";
+      lua_pop(co, 1);
+    }
+    if (msg == NULL) msg = luaL_tolstring(co, -1, NULL);
+    luaL_traceback(co, co, msg, 0);
+    lua_pushfstring(co, "%s: %s", t->where, lua_tostring(co, -1));
+    t->state = UMB_TASK_FAILED;
   }
-  /* t:skip() raises a table {skip = reason}; anything else is an error in the scenario. */
-  if (lua_istable(sc->co, -1)) {
-    lua_rawgetp(sc->co, -1, umb_scen_skip_mark());
-    if (!lua_isnil(sc->co, -1)) {
-      umb_scen_finish(sc, UMB_SKIP, "%s", lua_tostring(sc->co, -1) ? lua_tostring(sc->co, -1) : "");
+  t->resref = luaL_ref(co, LUA_REGISTRYINDEX);
+  lua_settop(co, 0);
+  /* The coroutine is no longer needed; its results live on in the registry. */
+  luaL_unref(co, LUA_REGISTRYINDEX, t->coref);
+  t->coref = LUA_NOREF;
+}
+
+static void task_run(umb_task *t) {
+  umb_scen *sc = t->sc;
+  if (sc->finishing || sc->L == NULL) return;
+  int nres = 0, nargs = t->nargs;
+  t->nargs = 0;
+  t->state = UMB_TASK_PARKED;
+  t->pending_what = NULL;
+  int st = lua_resume(t->co, sc->L, nargs, &nres);
+  if (sc->finishing) return;
+  if (st == LUA_YIELD) {
+    lua_pop(t->co, nres);
+    /* Guest calls, boots and task:wait() say what they wait for; a bare yield would park the
+     * task forever. */
+    if (t->pending_what) return;
+    lua_pushstring(t->co, "coroutine.yield() outside a coroutine of the scenario's own: only guest calls and "
+                          "task:wait() may suspend the run function or a task");
+    st = LUA_ERRRUN;
+  }
+  if (t->index > 0) {
+    task_end(t, st, nres);
+    if (st != LUA_OK && sc->busy_timeout) {
+      lua_rawgeti(sc->L, LUA_REGISTRYINDEX, t->resref);
+      umb_scen_finish(sc, UMB_TIMEOUT, "%s", lua_tostring(sc->L, -1));
       return;
     }
-    lua_pop(sc->co, 1);
+    wake_waiters(t);
+    if (sc->tasks->state == UMB_TASK_DONE) check_done(sc);
+    return;
   }
-  const char *msg = luaL_tolstring(sc->co, -1, NULL);
-  luaL_traceback(sc->co, sc->co, msg, 0);
-  umb_scen_finish(sc, sc->busy_timeout ? UMB_TIMEOUT : UMB_ERROR, "%s", lua_tostring(sc->co, -1));
+  if (st == LUA_OK) {
+    lua_settop(t->co, 0);
+    t->state = UMB_TASK_DONE;
+    /* Tasks still running are waited for; the timeout still applies. */
+    check_done(sc);
+    return;
+  }
+  t->state = UMB_TASK_FAILED;
+  /* t:skip() raises a table {skip = reason}; anything else is an error in the scenario. */
+  if (lua_istable(t->co, -1)) {
+    lua_rawgetp(t->co, -1, umb_scen_skip_mark());
+    if (!lua_isnil(t->co, -1)) {
+      umb_scen_finish(sc, UMB_SKIP, "%s", lua_tostring(t->co, -1) ? lua_tostring(t->co, -1) : "");
+      return;
+    }
+    lua_pop(t->co, 1);
+  }
+  const char *msg = luaL_tolstring(t->co, -1, NULL);
+  luaL_traceback(t->co, t->co, msg, 0);
+  umb_scen_finish(sc, sc->busy_timeout ? UMB_TIMEOUT : UMB_ERROR, "%s", lua_tostring(t->co, -1));
+}
+
+/* Runs the tasks queued so far; tasks woken meanwhile wait for the next turn of the loop. */
+static void on_runq(uv_idle_t *h) {
+  umb_scen *sc = h->data;
+  umb_task *last = sc->qtail;
+  while (sc->qhead && !sc->finishing) {
+    umb_task *t = sc->qhead;
+    sc->qhead = t->qnext;
+    if (sc->qhead == NULL) sc->qtail = NULL;
+    t->qnext = NULL;
+    task_run(t);
+    if (t == last) break;
+  }
+  if (sc->qhead == NULL || sc->finishing) uv_idle_stop(h);
 }
 
 static void on_timeout(uv_timer_t *t) {
   umb_scen *sc = t->data;
   for (int i = 0; i < sc->nvms; i++)
     if (sc->vms[i]->vm) append_excerpt(sc, sc->vms[i], "console at the timeout");
-  umb_scen_finish(sc, UMB_TIMEOUT, "no verdict after %.1f s%s%s", sc->timeout_s,
-                  sc->pending_what ? "; waiting for " : "", sc->pending_what ? sc->pending_what : "");
+  /* Name what every unfinished task was waiting for. */
+  umb_buf what = {0};
+  for (umb_task *k = sc->tasks; k; k = k->next)
+    if (k->state == UMB_TASK_PARKED && k->pending_what)
+      umb_buf_printf(&what, "%s%s (%s)", what.len ? ", " : "; waiting for ", k->pending_what, k->where);
+  umb_scen_finish(sc, UMB_TIMEOUT, "no verdict after %.1f s%s", sc->timeout_s, what.data ? what.data : "");
+  umb_buf_free(&what);
 }
 
 static void on_grace(uv_timer_t *t) {
@@ -513,11 +716,18 @@ int umb_scen_vm_spawn(umb_scen *sc, const char *mem, const char *cmdline, int ti
 /* Loads the scenario and prepares its coroutine, under lua_pcall: scenario files are user code. */
 static int prepare_protected(lua_State *L) {
   umb_scen *sc = lua_touserdata(L, 1);
-  if (load_table(L, sc->file)) return lua_error(L);
+  if (load_table(L, sc->file, sc->cfg->params)) return lua_error(L);
   int t = lua_gettop(L);
   lua_getfield(L, t, "allow_warnings");
   sc->allow_warnings = lua_toboolean(L, -1);
   lua_getfield(L, t, "timeout");
+  /* timeout may depend on the parameters (e.g. a fuzzer's step count): function(p) -> seconds. */
+  if (lua_isfunction(L, -1)) {
+    if (matrix_combo(L, t, sc->combo, NULL) < 0) return lua_error(L);
+    lua_call(L, 1, 1);
+    if (!lua_isnil(L, -1) && !lua_isnumber(L, -1))
+      return luaL_error(L, "%s: timeout(p) must return a number of seconds", sc->file);
+  }
   if (!sc->cfg->timeout_given && lua_isnumber(L, -1) && !sc->cfg->gdb_interactive) sc->timeout_s = lua_tonumber(L, -1);
   lua_getfield(L, t, "skip");
   if (lua_isstring(L, -1)) {
@@ -526,7 +736,7 @@ static int prepare_protected(lua_State *L) {
   }
   lua_settop(L, t);
   lua_State *co = lua_newthread(L);
-  luaL_ref(L, LUA_REGISTRYINDEX);
+  int coref = luaL_ref(L, LUA_REGISTRYINDEX);
   lua_getfield(L, t, "run");
   umb_lua_push_t(L);
   if (matrix_combo(L, t, sc->combo, NULL) < 0) return lua_error(L);
@@ -534,7 +744,7 @@ static int prepare_protected(lua_State *L) {
   lua_pushvalue(L, -1);
   lua_setfield(L, -3, "params");
   lua_xmove(L, co, 3);
-  sc->co = co;
+  if (umb_task_new(sc, co, coref, 2, NULL) == NULL) return luaL_error(L, "out of memory");
   return 0;
 }
 
@@ -555,9 +765,8 @@ static int start_lua(umb_scen *sc) {
   if (sc->timeout_s > 0) {
     uv_timer_start(&sc->timer, on_timeout, (uint64_t)(sc->timeout_s * 1000), 0);
     sc->deadline = uv_hrtime() + (uint64_t)(sc->timeout_s * 1e9);
-    lua_sethook(sc->co, deadline_hook, LUA_MASKCOUNT, 100000);
+    lua_sethook(sc->tasks->co, deadline_hook, LUA_MASKCOUNT, 100000);
   }
-  umb_scen_resume(sc, 2);
   return 0;
 }
 
@@ -565,7 +774,8 @@ int umb_scen_start(umb_scen *sc) {
   sc->t_start = uv_hrtime();
   uv_timer_init(sc->loop, &sc->timer);
   uv_timer_init(sc->loop, &sc->grace);
-  sc->timer.data = sc->grace.data = sc;
+  uv_idle_init(sc->loop, &sc->runq);
+  sc->timer.data = sc->grace.data = sc->runq.data = sc;
   int rc = make_dirs(sc);
   if (rc) {
     umb_scen_finish(sc, UMB_ERROR, "cannot prepare the run folder under %s: %s (agent %s)", sc->cfg->tmpbase,
@@ -587,6 +797,11 @@ void umb_scen_interrupt(umb_scen *sc) {
 }
 
 void umb_scen_free(umb_scen *sc) {
+  while (sc->tasks) {
+    umb_task *t = sc->tasks;
+    sc->tasks = t->next;
+    free(t);
+  }
   umb_buf_free(&sc->diag);
   free(sc->skip);
   free(sc->file);

@@ -33,9 +33,36 @@ typedef struct umb_config {
   const char *gdb_script;   /* Run kernels under gdb with this script. */
   int gdb_interactive;
   const char *const *ignore; /* --ignore-warning texts, NULL-terminated (or NULL). */
+  const char *const *params; /* --param KEY=VALUE overrides of the matrix, NULL-terminated (or NULL). */
+  const char *variant;      /* NAME when kernel is .../kernel/NAME/obj/linux, else NULL. */
 } umb_config;
 
 typedef struct umb_scen umb_scen;
+
+typedef enum umb_task_state {
+  UMB_TASK_RUNNABLE = 0, /* Queued to be resumed (new, or woken). */
+  UMB_TASK_PARKED,       /* Yielded in a guest call, a boot or task:wait(). */
+  UMB_TASK_DONE,         /* Returned; results in resref. */
+  UMB_TASK_FAILED,       /* Raised; the message (with traceback) in resref. */
+} umb_task_state;
+
+/* A coroutine of a scenario that the loop resumes: task 0 is the run function, the others come
+ * from t:go(). Owned by the scenario (freed with it), so Lua objects may point to it. */
+typedef struct umb_task {
+  umb_scen *sc;
+  lua_State *co;
+  int index;                    /* 0 for the run function; 1, 2, ... in t:go() order. */
+  int coref;                    /* Registry reference that anchors co while the task runs. */
+  int resref;                   /* Registry reference of the results table or error string. */
+  umb_task_state state;
+  int nargs;                    /* Values on co to resume it with when it runs next. */
+  int waited;                   /* task:wait() has seen its end (an error is then not reported). */
+  const char *pending_what;     /* What the task waits for (timeout reports). */
+  struct umb_task *waiting_for; /* The task it waits for in task:wait(). */
+  struct umb_task *next;        /* Every task of the scenario, in creation order. */
+  struct umb_task *qnext;       /* Run queue. */
+  char where[256];              /* file:line of the t:go() call. */
+} umb_task;
 
 /* A vm as the scenario sees it; owned by the scenario until it is freed. */
 typedef struct umb_svm {
@@ -59,7 +86,10 @@ struct umb_scen {
   char *name;          /* Display name, with parameters. */
   int combo;           /* Index in the matrix (0 without a matrix). */
   lua_State *L;
-  lua_State *co;
+  umb_task *tasks;     /* Task 0 (the run function) first, then t:go() tasks. */
+  umb_task *qhead, *qtail;
+  int ntasks;
+  uv_idle_t runq;      /* Active while tasks are queued: resumes them outside any Lua call. */
   char dir[3000];
   char root[3100];
   umb_svm *vms[UMB_SCEN_VMS_MAX];
@@ -81,7 +111,6 @@ struct umb_scen {
   int nboot;
   void (*done_cb)(umb_scen *sc);
   void *data;
-  const char *pending_what; /* What the coroutine waits for (for timeout reports). */
   double timeout_s;         /* This run's timeout. */
   char *skip;               /* The scenario's skip reason, if any. */
   uint64_t deadline;        /* uv_hrtime() after which the run is over (0: none). */
@@ -90,7 +119,12 @@ struct umb_scen {
 
 /* Describe a scenario file: pushes nothing; fills *name and the display names of every
  * matrix combination (malloc'd). Returns 0, or -EINVAL with *err set (malloc'd). */
-int umb_scen_describe(const char *file, char **name, char ***combos, int *ncombos, char **err);
+int umb_scen_describe(const char *file, const char *const *params, char **name, char ***combos, int *ncombos,
+                      char **err);
+/* Check one --param argument: returns 0 for KEY=VALUE with KEY a Lua identifier, else -EINVAL. */
+int umb_param_check(const char *param);
+/* The variant NAME of a kernel path .../kernel/NAME/obj/linux, copied to buf; NULL otherwise. */
+const char *umb_kernel_variant(const char *kernel, char *buf, size_t size);
 
 /* Start a scenario run; done_cb runs exactly once when its verdict is final and everything it
  * started is gone (processes, folder unless kept). Returns 0 or a negative errno (then the
@@ -105,8 +139,13 @@ umb_scen *umb_scen_from_lua(lua_State *L);
 /* Boot a vm for the scenario; resumes the coroutine through the lumlbed call path. */
 int umb_scen_vm_spawn(umb_scen *sc, const char *mem, const char *cmdline, int time_travel,
                       umb_svm **out);
-/* Resume the scenario coroutine with nargs values already pushed on sc->co. */
-void umb_scen_resume(umb_scen *sc, int nargs);
+/* The task whose coroutine L is, or NULL (the main state, or a coroutine the scenario made). */
+umb_task *umb_task_from_lua(lua_State *L);
+/* Register a new task for coroutine co (anchored by coref) and queue it to run with nargs values
+ * already on co (the function and its arguments). */
+umb_task *umb_task_new(umb_scen *sc, lua_State *co, int coref, int nargs, const char *where);
+/* Queue a parked task to be resumed with nargs values already pushed on its coroutine. */
+void umb_task_wake(umb_task *t, int nargs);
 /* Record an expectation failure (already formatted with file:line). */
 void umb_scen_fail(umb_scen *sc, const char *text);
 /* Finish the scenario with a verdict and an explanation (formatted). Idempotent. */

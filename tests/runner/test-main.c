@@ -38,9 +38,13 @@ static void fake_write(int fd, const char *s) {
 }
 
 /* Verbs: echo ARGS (reply with ARGS), defer (reply after the next request's reply), garbage,
- * die, panic, hang, fork (a child that stays in the group), sleep MS. */
+ * die, panic, hang, fork (a child that stays in the group), sleep MS, hold KEY (reply KEY once
+ * "release KEY" arrives: concurrent calls), release KEY. */
 static int fake_uml(const char *mode) {
   char line[65536], reply[70000], deferred[70000] = "";
+  char held_key[16][64];
+  unsigned long long held_id[16];
+  int nheld = 0;
   size_t len = 0;
   fake_write(1, "Linux version 6.1.0-fake (umlbed-test)\n");
   if (!strcmp(mode, "noready")) {
@@ -75,6 +79,23 @@ static int fake_uml(const char *mode) {
         fake_write(4, reply);
       } else if (!strcmp(verb, "hang")) {
         /* No reply, ever. */
+      } else if (!strcmp(verb, "hold") && nheld < 16) {
+        held_id[nheld] = id;
+        snprintf(held_key[nheld++], sizeof held_key[0], "%s", k > 3 ? args : "-");
+      } else if (!strcmp(verb, "release")) {
+        snprintf(reply, sizeof reply, "%llu release ok\n", id);
+        fake_write(4, reply);
+        for (int i = 0; i < nheld;) {
+          if (strcmp(held_key[i], k > 3 ? args : "-")) {
+            i++;
+            continue;
+          }
+          snprintf(reply, sizeof reply, "%llu hold ok %s\n", held_id[i], held_key[i]);
+          fake_write(4, reply);
+          held_id[i] = held_id[nheld - 1];
+          memcpy(held_key[i], held_key[nheld - 1], sizeof held_key[0]);
+          nheld--;
+        }
       } else if (!strcmp(verb, "defer")) {
         snprintf(deferred, sizeof deferred, "%llu defer ok %s\n", id, k > 3 ? args : "-");
       } else {

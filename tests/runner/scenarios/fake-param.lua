@@ -1,0 +1,13 @@
+-- fake-param.lua: the matrix as --param and umlbed fuzz change it; timeout may be a function of the parameters.
+return {
+  name = "fake param",
+  matrix = { n = { 1, 2 } },
+  timeout = function(p) return 30 + (p.steps or 0) end,
+  run = function(t, p)
+    assert(t:vm())
+    t:eq(math.type(p.n or p.seed), "integer", "numbers are converted")
+    if p.word then t:eq(p.word, "abc", "strings stay strings") end
+    if p.steps then t:eq(p.steps, 7, "steps from umlbed fuzz") end
+    t:note("p.n=" .. tostring(p.n) .. " p.seed=" .. tostring(p.seed))
+  end,
+}
