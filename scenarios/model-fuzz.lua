@@ -130,7 +130,7 @@ return {
     local vm = assert(t:vm())
     -- Exit steps hit a known UML bug (exit-race.lua), so they come only with UMLBED_KNOWN_BUGS=1.
     local o = { npages = NPAGES, pagesize = vm.pagesize, exit = os.getenv("UMLBED_KNOWN_BUGS") == "1" }
-    local steps = model.generate(p.seed, STEPS, o)
+    local steps = model.generate(p.seed, p.steps or STEPS, o)
     local runs = 0
     local bad, why = execute(vm, steps, "fuzz-0")
     if not bad then

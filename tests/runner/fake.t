@@ -99,6 +99,79 @@ check "SIGINT: exit status 130" [ "$rc" = 130 ]
 check "SIGINT: no guest process left" not running "umid=umlbed-$pid-"
 check "SIGINT: no run folder left" [ "$(leftover_dirs)" = 0 ]
 
+# t:go tasks: concurrent guest calls from one scenario.
+export FAKE_KERNEL=$(realpath "$UMLBED_TEST")
+run run $F "$SCEN/fake-go.lua"
+check "t:go: calls in tasks run concurrently, results, errors, deadlocks, vm.kernel" [ "$rc" = 0 ]
+[ "$rc" = 0 ] || diag "$T/out"
+run run $F "$SCEN/fake-go-late.lua"
+check "t:go: a task still running when run returns is waited for" grep -q '^not ok 1 - fake go late # FAILED$' "$T/out"
+check "t:go: a failure in a task names the task's file:line" grep -q 'fake-go-late.lua:8: late failure in a task' "$T/out"
+rm -rf "$TMPDIR"/umlbed-*
+run run $F "$SCEN/fake-go-error.lua"
+check "t:go: an unwaited task error is an ERROR at the end" grep -q '^not ok 1 - fake go error # ERROR$' "$T/out"
+check "t:go: the unwaited error names the task and its file:line" \
+  grep -q 'nobody waited for: task 1 (t:go at .*fake-go-error.lua:6): .*fake-go-error.lua:6: unwaited boom' "$T/out"
+rm -rf "$TMPDIR"/umlbed-*
+run run $F "$SCEN/fake-go-skip.lua"
+check "t:go: t:skip in a task is an error" grep -q 't:skip() called in a task' "$T/out"
+check "t:go: ... re-raised by wait (ERROR)" grep -q '^not ok 1 - fake go skip # ERROR$' "$T/out"
+rm -rf "$TMPDIR"/umlbed-*
+run run $F "$SCEN/fake-go-die.lua"
+check "t:go: the guest dies with calls pending in two tasks: CRASHED" grep -q '^not ok 1 - fake go die # CRASHED$' "$T/out"
+check "t:go: ... and the scenario did not go on" not grep -q 'went on after' "$T/out"
+rm -rf "$TMPDIR"/umlbed-*
+run run $F "$SCEN/fake-go-kill.lua"
+check "t:go: vm:kill() cancels another task's call (ECANCELED)" [ "$rc" = 0 ]
+run run $F --timeout 2 "$SCEN/fake-go-hang.lua"
+check "t:go: TIMEOUT names every pending call" \
+  grep -q 'waiting for hang (the run function), hold (task 1 (t:go at .*fake-go-hang.lua:6))' "$T/out"
+check "t:go: TIMEOUT within the limit (${secs}s for 2s)" lt "$secs" 4
+rm -rf "$TMPDIR"/umlbed-*
+run run $F --timeout 1 "$SCEN/fake-go-busy.lua"
+check "t:go: a busy task is stopped at the timeout" grep -q '^not ok 1 - fake go busy # TIMEOUT$' "$T/out"
+check "t:go: ... within the limit (${secs}s for 1s)" lt "$secs" 3
+rm -rf "$TMPDIR"/umlbed-*
+run run $F "$SCEN/fake-yield.lua"
+check "a bare coroutine.yield() is an ERROR, not a hang" grep -q 'coroutine.yield() outside a coroutine' "$T/out"
+rm -rf "$TMPDIR"/umlbed-*
+run run $F -j 3 "$SCEN/fake-go.lua" "$SCEN/fake-go-kill.lua" "$SCEN/fake-go.lua"
+check "t:go: -j 3 with tasks in every scenario" [ "$rc" = 0 ]
+
+# vm.variant: BUILD/kernel/NAME/obj/linux names the variant, given as a path or as --variant.
+mkdir -p "$T/b/kernel/fake-var/obj" "$T/b/guest"
+cp "$UMLBED_TEST" "$T/b/kernel/fake-var/obj/linux"
+FAKE_KERNEL=$T/b/kernel/fake-var/obj/linux FAKE_VARIANT=fake-var run run --kernel "$T/b/kernel/fake-var/obj/linux" \
+  --agent "$UMLBED_TEST" "$SCEN/fake-go.lua"
+check "vm.variant from the kernel path" [ "$rc" = 0 ]
+mkdir -p "$T/b/runner"
+cp "$UMLBED" "$T/b/runner/umlbed"
+FAKE_KERNEL=$T/b/kernel/fake-var/obj/linux FAKE_VARIANT=fake-var "$T/b/runner/umlbed" run --variant fake-var \
+  --agent "$UMLBED_TEST" "$SCEN/fake-go.lua" >"$T/out" 2>"$T/err"
+check "vm.variant from --variant (any name under BUILD/kernel)" [ "$?" = 0 ]
+run run --variant ../x "$SCEN/fake-ok.lua"
+check "--variant refuses a path" grep -q 'variant wants a name' "$T/err"
+
+# --param and umlbed fuzz.
+run list --param n=5 --param n=6 --param word=abc "$SCEN/fake-param.lua"
+check "--param: replaces a matrix key's list and adds a key" \
+  [ "$(cut -f2 "$T/out" | tr '\n' '|')" = "fake param [n=5, word=abc]|fake param [n=6, word=abc]|" ]
+run run $F --param n=5 --param word=abc "$SCEN/fake-param.lua"
+check "--param: numbers converted, strings kept" [ "$rc" = 0 ]
+run run $F --param 1n=5 "$SCEN/fake-param.lua"
+check "--param: a bad KEY is a usage error" [ "$rc" = 2 ]
+run fuzz $F --seed 5 --steps 7 --runs 3 -j 2 "$SCEN/fake-param.lua"
+check "fuzz: one run per seed (x2 for the matrix), all ok" [ "$rc" = 0 -a "$(grep -c '^ok .*steps=7\]$' "$T/out")" = 6 ]
+check "fuzz: seeds S..S+K-1" [ "$(grep -c 'seed=[567], steps=7' "$T/out")" = 6 ]
+check "fuzz: the seeds are printed for replay" grep -q '^# umlbed fuzz: seeds 5..7; replay one with: umlbed fuzz --seed SEED --steps 7$' "$T/out"
+run fuzz $F "$SCEN/fake-param.lua"
+seed=$(sed -n 's/^# umlbed fuzz: seed \([0-9]*\); replay with: umlbed fuzz --seed \1$/\1/p' "$T/out")
+check "fuzz: without --seed, a clock seed printed and used" grep -q "^ok 1 - fake param \[n=1, seed=$seed\]$" "$T/out"
+run run $F --seed 3 "$SCEN/fake-param.lua"
+check "--seed belongs to umlbed fuzz" [ "$rc" = 2 ]
+run fuzz $F --runs 0 "$SCEN/fake-param.lua"
+check "fuzz: --runs 0 is a usage error" [ "$rc" = 2 ]
+
 cp "$SCEN/fake-broken.lua.in" "$T/fake-broken.lua"
 run run $F "$T/fake-broken.lua" "$SCEN/fake-ok.lua"
 check "broken scenario file: an ERROR line naming file:line" grep -q "^#   $T/fake-broken.lua:3: '}' expected" "$T/out"
@@ -112,5 +185,6 @@ check "bad option: exit status 2" [ "$rc" = 2 ]
 run --help
 check "--help: exit 0" [ "$rc" = 0 ]
 check "--help: usage" grep -q 'usage: umlbed run' "$T/out"
+check "--help: fuzz and --param" grep -q 'umlbed fuzz \[--seed S\]' "$T/out"
 check "no UML/fake process of this test left at the end" not running "rootflags=$TMPDIR/"
 echo "1..$n"
