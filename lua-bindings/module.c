@@ -151,19 +151,33 @@ static void on_reply(umb_req *req, int status, umb_msg *m) {
   umb_task_wake(c->task, 0);
 }
 
-umb_task *umb_lua_check_task_ctx(lua_State *L) {
+/* The task running L, or NULL with *why set. */
+static umb_task *task_ctx(lua_State *L, const char **why) {
   umb_scen *sc = umb_scen_from_lua(L);
-  if (sc == NULL) luaL_error(L, "umlbed: no scenario is running in this Lua state");
   umb_task *t = umb_task_from_lua(L);
-  if (t == NULL || t->sc != sc)
-    luaL_error(L, "umlbed: guest calls must be made from the scenario's run function or a t:go() task, "
-                  "not another coroutine");
+  *why = "umlbed: no scenario is running in this Lua state";
+  if (sc == NULL) return NULL;
+  *why = "umlbed: guest calls must be made from the scenario's run function or a t:go() task, not another "
+         "coroutine";
+  return t && t->sc == sc ? t : NULL;
+}
+
+umb_task *umb_lua_check_task_ctx(lua_State *L) {
+  const char *why;
+  umb_task *t = task_ctx(L, &why);
+  if (t == NULL) luaL_error(L, "%s", why);
   return t;
 }
 
 int umb_lua_call(lua_State *L, umb_svm *svm, uint64_t pid, const char *verb, umb_buf *args, umb_conv conv,
                  lua_Integer arg) {
-  umb_task *task = umb_lua_check_task_ctx(L);
+  const char *why;
+  umb_task *task = task_ctx(L, &why);
+  if (task == NULL) {
+    /* Raising skips the cleanup below: args are ours to free. */
+    if (args) umb_buf_free(args);
+    return luaL_error(L, "%s", why);
+  }
   umb_scen *sc = task->sc;
   lcall *c = calloc(1, sizeof *c);
   int rc = c ? 0 : -ENOMEM;

@@ -45,6 +45,8 @@ umb_scen *umb_scen_from_lua(lua_State *L) {
 static lua_State *new_state(void) {
   lua_State *L = luaL_newstate();
   if (L == NULL) return NULL;
+  /* Every coroutine copies the main thread's extra space: NULL there means "not a task". */
+  *(umb_task **)lua_getextraspace(L) = NULL;
   luaL_openlibs(L);
   luaL_requiref(L, "umlbed", luaopen_umlbed, 0);
   lua_pop(L, 1);

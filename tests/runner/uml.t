@@ -31,6 +31,20 @@ check "no run folder left after passing runs" [ "$(leftover_dirs)" = 0 ]
 run run $K "$SCEN/uml-two-nodes.lua"
 check "two vms on one shared folder (cluster nodes)" grep -q '^ok 1 - two nodes on one shared folder$' "$T/out"
 
+# t:go on UML: a worker's loop in a task while PID 1 invalidates; vm.kernel and vm.variant.
+EXPECT_KERNEL=$(realpath "$KERNEL") EXPECT_VARIANT=$(echo "$KERNEL" | sed -n 's|.*/kernel/\([^/]*\)/obj/linux$|\1|p') \
+  run run $K "$SCEN/uml-go.lua"
+check "t:go on UML: a sharer's loop runs while PID 1 invalidates" grep -q '^ok 1 - t:go: a sharer loops while PID 1 invalidates$' "$T/out"
+[ "$rc" = 0 ] || diag "$T/out"
+rm -rf "$TMPDIR"/umlbed-*
+
+# umlbed fuzz on UML: two seeds of the model-based fuzzer, two at once.
+run fuzz $K --seed 3 --steps 20 --runs 2 -j 2 "$SRC/scenarios/model-fuzz.lua"
+check "umlbed fuzz on UML: seeds 3 and 4, 20 steps each, both ok" \
+  [ "$rc" = 0 -a "$(grep -c '^ok .*\[seed=[34], steps=20\]$' "$T/out")" = 2 ]
+[ "$rc" = 0 ] || diag "$T/out"
+rm -rf "$TMPDIR"/umlbed-*
+
 run run $K "$SCEN/uml-panic.lua"
 check "guest panic: CRASHED" grep -q '# CRASHED$' "$T/out"
 check "guest panic: log excerpt with the panic" grep -q 'Kernel panic - not syncing: sysrq triggered crash' "$T/out"
