@@ -35,7 +35,8 @@ int umb_buf_add_pct(struct umb_buf *b, const void *p, size_t n);
 /* Drops n bytes from the front. */
 void umb_buf_consume(struct umb_buf *b, size_t n);
 static inline size_t umb_buf_size(const struct umb_buf *b) { return b->len - b->off; }
-static inline char *umb_buf_data(const struct umb_buf *b) { return b->p + b->off; }
+/* Never NULL, so that an empty buffer can go to memchr or memcpy. */
+static inline char *umb_buf_data(const struct umb_buf *b) { return b->p ? b->p + b->off : (char *)""; }
 static inline void umb_buf_clear(struct umb_buf *b) { b->off = b->len = 0; }
 void umb_buf_free(struct umb_buf *b);
 

@@ -331,7 +331,10 @@ static void worker_lines(struct worker *w)
 			if (n == -E2BIG)
 				n = 3;
 			if (n < 1 || umb_parse_u64(f[0], &id) < 0 || !pop_pending(w, id, &p)) {
+				/* Workers answer in order: keep the count right even if the ID got lost. */
 				logmsg("umlbed-agent: worker %d answered no request of its", (int)w->pid);
+				if (w->qlen > 0)
+					pop_pending(w, w->q[w->qhead].id, &p);
 			} else {
 				out_add(line, len + 1);
 				if (strcmp(p.verb, "poweroff") == 0 && n == 3 && umb_tok_eq(f[2], "ok"))
@@ -471,22 +474,31 @@ static void reap(void)
 
 /* ---- requests from the runner ---- */
 
-/* Takes the first three fields (ID PID VERB) without splitting the rest of a possibly long line. */
-static int head_fields(const char *line, size_t len, struct umb_tok f[3])
+/*
+ * Takes the first three fields (ID PID VERB) without splitting the rest of a possibly long line. Returns how many
+ * fields it found (at most 3); *bad is set when one of them, or the rest of the line, has an empty field.
+ */
+static int head_fields(const char *line, size_t len, struct umb_tok f[3], bool *bad)
 {
 	size_t at = 0;
 	int n = 0;
-	for (; n < 3 && at <= len; n++) {
+	*bad = len == 0;
+	while (n < 3 && at < len) {
 		const char *sp = memchr(line + at, ' ', len - at);
 		size_t end = sp ? (size_t)(sp - line) : len;
-		if (end == at)
-			return -EINVAL;
+		if (end == at) {
+			*bad = true;
+			return n;
+		}
 		f[n].p = line + at;
-		f[n].n = end - at;
-		at = end + 1;
+		f[n++].n = end - at;
 		if (!sp)
-			return n + 1;
+			return n;
+		at = end + 1;
 	}
+	/* The worker rejects an empty field anywhere; catching it here keeps the reply's ID and verb right. */
+	if (at >= len || memmem(line + at - 1, len - at + 1, "  ", 2) || line[len - 1] == ' ')
+		*bad = true;
 	return n;
 }
 
@@ -494,14 +506,15 @@ static void route(const char *line, size_t len)
 {
 	struct umb_tok f[3];
 	uint64_t id = 0, pid;
-	int n = len ? head_fields(line, len, f) : -EINVAL;
+	bool bad;
+	int n = head_fields(line, len, f, &bad);
 	bool id_ok = n >= 1 && umb_parse_id(f[0], &id) == 0;
 	if (!id_ok)
 		id = 0;
 	char verb[40] = "error";
 	if (n >= 3 && umb_verb_printable(f[2]))
 		snprintf(verb, sizeof verb, "%.*s", (int)f[2].n, f[2].p);
-	if (n < 0) {
+	if (bad) {
 		emit_err(id, verb, "EINVAL", len ? "empty field" : "empty line");
 		return;
 	}

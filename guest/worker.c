@@ -1163,9 +1163,12 @@ static int handle_line(struct wctx *w, const char *line, size_t len, struct req 
 	r->w = w;
 	r->out = &fields;
 	uint64_t id;
-	if (n >= 1 && umb_parse_id(toks[0], &id) == 0)
+	/* The ID is taken even from a line that does not split, so that PID 1 can match the reply. */
+	const char *sp = memchr(line, ' ', len);
+	struct umb_tok idtok = {line, sp ? (size_t)(sp - line) : len};
+	if (umb_parse_id(idtok, &id) == 0)
 		snprintf(idbuf, sizeof idbuf, "%lu", (unsigned long)id);
-	if (n >= 3)
+	if (n >= 3 || n == -E2BIG)
 		verb = toks[2];
 	if (n == -E2BIG)
 		e = fail(r, E2BIG, "%s", "too many fields");

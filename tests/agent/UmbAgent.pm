@@ -185,10 +185,28 @@ sub wait_ready {
     return $m;
 }
 
+# Writes bytes to the agent without ever blocking for good: it keeps reading the agent's output meanwhile (a
+# guest blocked on a full reply pipe would otherwise never read ours), and gives up after the timeout.
 sub send_raw {
-    my ($self, $bytes) = @_;
+    my ($self, $bytes, $timeout) = @_;
+    my $deadline = time + ($timeout // 60);
+    my $ws = IO::Select->new($self->{to});
     local $SIG{PIPE} = 'IGNORE';
-    print {$self->{to}} $bytes;
+    while (length $bytes) {
+        my $left = $deadline - time;
+        return 0 if $left <= 0;
+        my ($r, $w) = IO::Select->select($self->{sel}, $ws, undef, $left);
+        if ($r && @$r) {
+            my $n = sysread $self->{from}, my $chunk, 1 << 20;
+            $self->{buf} .= $chunk if $n;
+        }
+        if ($w && @$w) {
+            my $n = syswrite $self->{to}, $bytes, 1 << 16;
+            return 0 unless defined $n;
+            substr($bytes, 0, $n) = '';
+        }
+    }
+    return 1;
 }
 
 # Sends a request; returns its ID.
@@ -252,7 +270,6 @@ sub wait_exit {
 sub close {
     my ($self) = @_;
     return if $self->{closed}++;
-    close $self->{to} if $self->{to};
     if ($self->{pid}) {
         kill 'KILL', -$self->{pid};
         waitpid($self->{pid}, 0) unless $self->{reaped};
@@ -262,6 +279,9 @@ sub close {
             select undef, undef, undef, 0.01;
         }
     }
+    # Only now: closing first could block on a pipe that the dead guest no longer reads.
+    close $self->{to} if $self->{to};
+    close $self->{from} if $self->{from};
     remove_tree($self->{tmp}) if $self->{tmp} && !$ENV{UMLBED_KEEP};
     @LIVE = grep { $_ != $self } @LIVE;
 }

@@ -1,0 +1,131 @@
+#!/usr/bin/perl
+# agent.t: the agent as PID 1 of a UML instance: boot, every verb, bad input, exits, the trigger path, poweroff.
+use strict;
+use warnings;
+use FindBin;
+use lib $FindBin::Bin;
+use Test::More;
+use UmbAgent;
+use Body;
+
+*pct = \&UmbAgent::pct;
+*unpct = \&UmbAgent::unpct;
+
+my $repo = UmbAgent::repo_root();
+my $build = $ENV{BUILD} // "$repo/build";
+my $kernel = UmbAgent::default_kernel();
+plan skip_all => "no UML kernel at $kernel" unless -x $kernel;
+system('make', '-s', '-C', "$repo/guest", "BUILD=$build") == 0 or BAIL_OUT('cannot build the agent');
+system('make', '-s', '-C', "$repo/tests/agent", "BUILD=$build") == 0 or BAIL_OUT('cannot build the test helpers');
+my $agent = "$build/guest/umlbed-agent";
+my $tp = "$build/tests/agent/testprog";
+diag("kernel: $kernel");
+
+sub boot {
+    my (@cmdline) = @_;
+    my $a = UmbAgent->uml(agent => $agent, kernel => $kernel, programs => [$tp], cmdline => \@cmdline);
+    my $ready = $a->wait_ready(60);
+    ok($ready, 'ready event') or diag($a->console);
+    return ($a, $ready);
+}
+
+# Waits (bounded) until the console log shows a pattern: UML writes it asynchronously to our file.
+sub console_like {
+    my ($a, $re, $name) = @_;
+    my $text = '';
+    for (1 .. 500) {
+        $text = $a->console;
+        last if $text =~ $re;
+        select undef, undef, undef, 0.01;
+    }
+    like($text, $re, $name);
+}
+
+# UML's serial line driver in 6.1 loses its input interrupt once the tty throttles (more than about 4 KiB of
+# unread input) and then never reads again; the patched kernels carry a fix. Probe a throwaway instance first.
+my $big_lines = do {
+    my $p = UmbAgent->uml(agent => $agent, kernel => $kernel);
+    my $ok = 0;
+    if ($p->wait_ready(60)) {
+        # 16 KiB at once certainly throttles the 4 KiB N_TTY buffer; once it is answered the host pipe is empty,
+        # so a line without the fix has lost its interrupt and never reads the hello.
+        $p->call(1, 'create', '/shared/probe', 0);
+        $p->call(1, 'writefile', '/shared/probe', 'a' x 16384);
+        $ok = $p->reply($p->send(1, 'hello'), 5) ? 1 : 0;
+    }
+    $p->close;
+    $ok;
+};
+diag($big_lines ? 'the serial line keeps reading after a throttle' :
+    'this kernel stalls its serial input after a throttle: large requests cannot be tested');
+
+my ($a, $ready) = boot();
+BAIL_OUT('the agent did not get ready') unless $ready;
+diag(sprintf 'boot to ready: %.3f s', $a->{ready_s});
+like($ready->{line}, qr/^0 ready ok 1 4096 \S+$/, 'ready: version 1, page size, release');
+console_like($a, qr/umlbed-agent: protocol 1, page size 4096/, 'banner on the console');
+
+# Boot: mounts and fault_around_bytes.
+my $mounts = unpct($a->call(1, 'readfile', '/proc/mounts')->{fields}[0] // '');
+like($mounts, qr{^\S+ /proc proc }m, 'proc mounted');
+like($mounts, qr{^\S+ /sys sysfs }m, 'sysfs mounted');
+like($mounts, qr{^\S+ /dev devtmpfs }m, 'devtmpfs mounted on /dev');
+like($mounts, qr{^\S+ /sys/kernel/debug debugfs }m, 'debugfs mounted');
+like($mounts, qr{^\S+ /tmp tmpfs }m, 'tmpfs mounted on /tmp');
+is(unpct($a->call(1, 'readfile', '/sys/kernel/debug/fault_around_bytes')->{fields}[0] // ''), "4096\n",
+    'fault_around_bytes is one page by default');
+my $stdin = $a->call(1, 'readfile', '/proc/1/fdinfo/0');
+ok($stdin && $stdin->{ok}, 'PID 1 has a standard input (the console)');
+
+my $st = Body::run(agent => $a, shared => '/shared', testprog => '/bin/testprog', uml => 1, big_lines => $big_lines);
+
+# The kernel side: log, taint, modules.
+like(unpct($a->call(1, 'klog')->{fields}[0] // ''), qr/Linux version/, 'klog returns the kernel log');
+like(unpct($a->call(1, 'readfile', '/proc/sys/kernel/tainted')->{fields}[0] // ''), qr/^\d+\n$/, 'tainted is readable');
+is($a->call(1, 'insmod', '/nonexistent.ko')->{ename}, 'ENOENT', 'insmod of a missing file: ENOENT');
+my $rm = $a->call(1, 'rmmod', 'no_such_module');
+is($rm->{ename}, 'ENOENT', 'rmmod of a module not loaded: ENOENT');
+is($a->call(1, 'insmod', '/init')->{ename}, 'ENOEXEC', 'insmod of a file that is no module: ENOEXEC');
+
+# The trigger: only on the patched kernel.
+my $stats = $a->call(1, 'stats');
+SKIP: {
+    skip 'kernel without the invalidate_mmap_range trigger (unpatched)', 9 if ($stats->{ename} // '') eq 'ENOENT';
+    ok($stats->{ok}, 'stats') or diag($stats->{line});
+    ok((grep { /^\w+=\d+$/ } @{$stats->{fields}}) >= 2, 'stats: name=value fields') or diag($stats->{line});
+    my $w = $st->{worker};
+    my $f = '/shared/t';
+    $a->call(1, 'create', $f, 16384);
+    my $A = $a->call($w, 'mmap', $f, 0, 16384, 'shared', 'rw')->{fields}[0];
+    my @s = @{$a->call($w, 'fork', 3)->{fields}};
+    my @all = ($w, @s);
+    $a->call($_, 'touch', $A, 8192, 'r') for @all;
+    is(join(' ', map { $a->call($_, 'pages', $A, 2)->{fields}[0] } @all), join(' ', ('FF') x 4),
+        'pages 0 and 1 present in the worker and its three sharers');
+    my $data = "$f 0 4096";
+    my $t = $a->call(1, 'trigger', pct($data));
+    ok($t->{ok}, 'trigger') or diag($t->{line});
+    is($t->{fields}[0], length $data, 'trigger returns the length written');
+    is(join(' ', map { $a->call($_, 'pages', $A, 2)->{fields}[0] } @all), join(' ', ('-F') x 4),
+        'after the trigger page 0 is gone in every sharer, page 1 is still there');
+    is($a->call($s[0], 'trigger', pct('garbage'))->{ename}, 'EINVAL', 'a malformed trigger write: EINVAL');
+    is($a->call($s[1], 'trigger', pct('/shared/none 0 4096'))->{ename}, 'ENOENT', 'trigger on a missing path: ENOENT');
+    my $after = $a->call(1, 'stats');
+    ok($after->{ok} && "@{$after->{fields}}" ne "@{$stats->{fields}}", 'stats changed') or diag($after->{line});
+}
+
+# poweroff: the reply, then the instance ends by itself.
+my $p = $a->call(1, 'poweroff');
+ok($p && $p->{ok}, 'poweroff reply');
+ok(defined $a->wait_exit(30), 'the instance ends after poweroff');
+$a->close;
+
+# The boot option.
+my ($b) = boot('umlbed.fault_around_bytes=65536');
+is(unpct($b->call(1, 'readfile', '/sys/kernel/debug/fault_around_bytes')->{fields}[0] // ''), "65536\n",
+    'umlbed.fault_around_bytes= sets fault_around_bytes');
+my $pgid = $b->{pid};
+$b->close;
+ok(!kill(0, -$pgid), 'no process of the instance is left after close');
+
+done_testing();
