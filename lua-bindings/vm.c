@@ -253,8 +253,10 @@ static int vm_request(lua_State *L) {
   umb_svm *svm = umb_lua_check_vm(L, 1);
   lua_Integer pid = luaL_checkinteger(L, 2);
   const char *verb = luaL_checkstring(L, 3);
+  /* Check every field before building the line: a raise would leak the buffer. */
+  for (int i = 4; i <= lua_gettop(L); i++) luaL_checkstring(L, i);
   umb_buf b = {0};
-  for (int i = 4; i <= lua_gettop(L); i++) umb_args_word(&b, luaL_checkstring(L, i));
+  for (int i = 4; i <= lua_gettop(L); i++) umb_args_word(&b, lua_tostring(L, i));
   /* The verb string stays on the Lua stack while the request is in flight. */
   return umb_lua_call(L, svm, (uint64_t)pid, verb, &b, conv_raw, 0);
 }
