@@ -837,9 +837,11 @@ int main(int argc, char **argv)
 	out_add(umb_buf_data(&ready), umb_buf_size(&ready));
 	umb_buf_free(&ready);
 
-	struct pollfd *pfd = NULL;
-	struct worker **snap = NULL;
-	size_t pcap = 0;
+	size_t pcap = 64;
+	struct pollfd *pfd = malloc(pcap * sizeof *pfd);
+	struct worker **snap = malloc(pcap * sizeof *snap);
+	if (!pfd || !snap)
+		shutdown_agent("out of memory");
 	for (;;) {
 		flush_serial();
 		if (shutting_down)
@@ -850,18 +852,20 @@ int main(int argc, char **argv)
 		if (nworkers + 3 > pcap) {
 			size_t cap = (nworkers + 3) * 2;
 			struct pollfd *p = realloc(pfd, cap * sizeof *p);
-			struct worker **s = p ? realloc(snap, cap * sizeof *s) : NULL;
-			if (p)
-				pfd = p;
-			if (s) {
-				snap = s;
-				pcap = cap;
-			}
-			if (!p || !s) {
+			if (!p) {
 				logmsg("umlbed-agent: out of memory for the poll set");
 				sleep(1);
 				continue;
 			}
+			pfd = p;
+			struct worker **s = realloc(snap, cap * sizeof *s);
+			if (!s) {
+				logmsg("umlbed-agent: out of memory for the poll set");
+				sleep(1);
+				continue;
+			}
+			snap = s;
+			pcap = cap;
 		}
 		bool room = umb_buf_size(&ser_out) < OUTQ_HIGH;
 		pfd[0] = (struct pollfd){.fd = input_closed ? -1 : in_fd, .events = room ? POLLIN : 0};

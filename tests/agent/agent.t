@@ -70,14 +70,19 @@ my $mounts = unpct($a->call(1, 'readfile', '/proc/mounts')->{fields}[0] // '');
 like($mounts, qr{^\S+ /proc proc }m, 'proc mounted');
 like($mounts, qr{^\S+ /sys sysfs }m, 'sysfs mounted');
 like($mounts, qr{^\S+ /dev devtmpfs }m, 'devtmpfs mounted on /dev');
-like($mounts, qr{^\S+ /sys/kernel/debug debugfs }m, 'debugfs mounted');
 like($mounts, qr{^\S+ /tmp tmpfs }m, 'tmpfs mounted on /tmp');
-is(unpct($a->call(1, 'readfile', '/sys/kernel/debug/fault_around_bytes')->{fields}[0] // ''), "4096\n",
-    'fault_around_bytes is one page by default');
+# Without debugfs (Debian's linux.uml) fault_around_bytes cannot be set, and page states are not exact.
+my $debugfs = unpct($a->call(1, 'readfile', '/proc/filesystems')->{fields}[0] // '') =~ /\sdebugfs$/m;
+SKIP: {
+    skip 'kernel without debugfs: fault_around_bytes stays at its default', 2 unless $debugfs;
+    like($mounts, qr{^\S+ /sys/kernel/debug debugfs }m, 'debugfs mounted');
+    is(unpct($a->call(1, 'readfile', '/sys/kernel/debug/fault_around_bytes')->{fields}[0] // ''), "4096\n",
+        'fault_around_bytes is one page by default');
+}
 my $stdin = $a->call(1, 'readfile', '/proc/1/fdinfo/0');
 ok($stdin && $stdin->{ok}, 'PID 1 has a standard input (the console)');
 
-my $st = Body::run(agent => $a, shared => '/shared', testprog => '/bin/testprog', uml => 1, big_lines => $big_lines);
+my $st = Body::run(agent => $a, shared => '/shared', testprog => '/bin/testprog', uml => $debugfs, big_lines => $big_lines);
 
 # The kernel side: log, taint, modules.
 like(unpct($a->call(1, 'klog')->{fields}[0] // ''), qr/Linux version/, 'klog returns the kernel log');
@@ -122,8 +127,11 @@ $a->close;
 
 # The boot option.
 my ($b) = boot('umlbed.fault_around_bytes=65536');
-is(unpct($b->call(1, 'readfile', '/sys/kernel/debug/fault_around_bytes')->{fields}[0] // ''), "65536\n",
-    'umlbed.fault_around_bytes= sets fault_around_bytes');
+SKIP: {
+    skip 'kernel without debugfs', 1 unless $debugfs;
+    is(unpct($b->call(1, 'readfile', '/sys/kernel/debug/fault_around_bytes')->{fields}[0] // ''), "65536\n",
+        'umlbed.fault_around_bytes= sets fault_around_bytes');
+}
 my $pgid = $b->{pid};
 $b->close;
 ok(!kill(0, -$pgid), 'no process of the instance is left after close');
