@@ -38,6 +38,12 @@ check "t:go on UML: a sharer's loop runs while PID 1 invalidates" grep -q '^ok 1
 [ "$rc" = 0 ] || diag "$T/out"
 rm -rf "$TMPDIR"/umlbed-*
 
+# Lockdep must still be on after forks: the force_flush_all() RCU splat that turned it off is fixed.
+run run $K "$SCEN/uml-lockdep.lua"
+check "lockdep stays on after fork and invalidation (debug_locks 1, no report)" grep -q '^ok 1 - lockdep stays on' "$T/out"
+[ "$rc" = 0 ] || diag "$T/out"
+rm -rf "$TMPDIR"/umlbed-*
+
 # umlbed fuzz on UML: two seeds of the model-based fuzzer, two at once.
 run fuzz $K --seed 3 --steps 20 --runs 2 -j 2 "$SRC/scenarios/model-fuzz.lua"
 check "umlbed fuzz on UML: seeds 3 and 4, 20 steps each, both ok" \
