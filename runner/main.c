@@ -49,7 +49,7 @@ static struct {
   const char *json;
   uv_signal_t sigint, sigterm;
   char gdbdir[PATH_MAX];
-  char fuzz_note[256]; /* umlbed fuzz: the seeds, printed after the plan so a failure can be replayed. */
+  char fuzz_note[1024]; /* umlbed fuzz: the seeds, printed after the plan so a failure can be replayed. */
 } g;
 
 static const char *usage =
@@ -553,6 +553,12 @@ int main(int argc, char **argv) {
   if (nargs == 0) {
     args = defargs;
     nargs = 1;
+  } else if (g.fuzz_note[0]) {
+    /* The replay command names the files too when they are not the default. */
+    for (int i = 0; i < nargs; i++) {
+      size_t len = strlen(g.fuzz_note);
+      snprintf(g.fuzz_note + len, sizeof g.fuzz_note - len, " %s", args[i]);
+    }
   }
   if (collect(args, nargs, &files, &nfiles)) {
     status = 2;

@@ -163,9 +163,9 @@ check "--param: a bad KEY is a usage error" [ "$rc" = 2 ]
 run fuzz $F --seed 5 --steps 7 --runs 3 -j 2 "$SCEN/fake-param.lua"
 check "fuzz: one run per seed (x2 for the matrix), all ok" [ "$rc" = 0 -a "$(grep -c '^ok .*steps=7\]$' "$T/out")" = 6 ]
 check "fuzz: seeds S..S+K-1" [ "$(grep -c 'seed=[567], steps=7' "$T/out")" = 6 ]
-check "fuzz: the seeds are printed for replay" grep -q '^# umlbed fuzz: seeds 5..7; replay one with: umlbed fuzz --seed SEED --steps 7$' "$T/out"
+check "fuzz: the seeds are printed for replay" grep -q "^# umlbed fuzz: seeds 5..7; replay one with: umlbed fuzz --seed SEED --steps 7 $SCEN/fake-param.lua\$" "$T/out"
 run fuzz $F "$SCEN/fake-param.lua"
-seed=$(sed -n 's/^# umlbed fuzz: seed \([0-9]*\); replay with: umlbed fuzz --seed \1$/\1/p' "$T/out")
+seed=$(sed -n 's/^# umlbed fuzz: seed \([0-9]*\); replay with: umlbed fuzz --seed \1 .*fake-param.lua$/\1/p' "$T/out")
 check "fuzz: without --seed, a clock seed printed and used" grep -q "^ok 1 - fake param \[n=1, seed=$seed\]$" "$T/out"
 run run $F --seed 3 "$SCEN/fake-param.lua"
 check "--seed belongs to umlbed fuzz" [ "$rc" = 2 ]
