@@ -396,6 +396,7 @@ static int write_json(const char *path) {
     if (j->done) counts[j->verdict]++;
   }
   json_object_set_new(root, "kernel", json_string(g.cfg.kernel));
+  json_object_set_new(root, "variant", g.cfg.variant ? json_string(g.cfg.variant) : json_null());
   json_object_set_new(root, "jobs", json_integer(g.parallel));
   json_object_set_new(root, "results", arr);
   json_t *sum = json_object();

@@ -142,8 +142,10 @@ check "t:go: -j 3 with tasks in every scenario" [ "$rc" = 0 ]
 mkdir -p "$T/b/kernel/fake-var/obj" "$T/b/guest"
 cp "$UMLBED_TEST" "$T/b/kernel/fake-var/obj/linux"
 FAKE_KERNEL=$T/b/kernel/fake-var/obj/linux FAKE_VARIANT=fake-var run run --kernel "$T/b/kernel/fake-var/obj/linux" \
-  --agent "$UMLBED_TEST" "$SCEN/fake-go.lua"
+  --agent "$UMLBED_TEST" --json "$T/v.json" "$SCEN/fake-go.lua"
 check "vm.variant from the kernel path" [ "$rc" = 0 ]
+check "json report names the variant" perl -MJSON::PP -e '
+  local $/; open my $f, "<", $ARGV[0] or die; exit !(JSON::PP->new->decode(<$f>)->{variant} eq "fake-var")' "$T/v.json"
 mkdir -p "$T/b/runner"
 cp "$UMLBED" "$T/b/runner/umlbed"
 FAKE_KERNEL=$T/b/kernel/fake-var/obj/linux FAKE_VARIANT=fake-var "$T/b/runner/umlbed" run --variant fake-var \
