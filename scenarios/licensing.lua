@@ -7,10 +7,10 @@
 -- loads, taints the kernel (P) and its call really zaps the mappings. A GPL module works on
 -- both. The test modules call the function once at load time on path=, offset=, length=.
 --
--- The kernel under test is found from the UML process (/proc/PID/exe), its modules next to
--- its obj folder (build/kernel/VARIANT/modules, else the full variant's, which the broken
--- variants share), and the export type from its obj/Module.symvers: that is the truth the
--- outcome is checked against. Fault counts: exact, clean read refaults, one per zapped page.
+-- The kernel under test is vm.kernel (the runner's resolved --kernel/--variant), its modules
+-- next to its obj folder (build/kernel/VARIANT/modules, else the full variant's, which the
+-- broken variants share), and the export type from its obj/Module.symvers: that is the truth
+-- the outcome is checked against. Fault counts: exact, clean read refaults, one per zapped page.
 local NPAGES = 4
 
 local function slurp(path)
@@ -23,10 +23,7 @@ end
 
 -- The kernel binary of the running vm, its modules folder and the export of the symbol.
 local function kernel_info(vm)
-  local ph = io.popen("readlink -f /proc/" .. vm.pid .. "/exe")
-  local kernel = ph:read("l")
-  ph:close()
-  if not kernel then return nil, "cannot read /proc/" .. vm.pid .. "/exe" end
+  local kernel = vm.kernel
   local obj = kernel:match("^(.*)/[^/]+$")
   local symvers = slurp(obj .. "/Module.symvers")
   if not symvers then return nil, obj .. "/Module.symvers is missing (not a umlbed kernel build?)" end
@@ -35,7 +32,7 @@ local function kernel_info(vm)
   local vdir = obj:match("^(.*)/[^/]+$")
   local mods = vdir .. "/modules"
   if not slurp(mods .. "/umlbed_gpl.ko") then mods = vdir:match("^(.*)/[^/]+$") .. "/full/modules" end
-  return { kernel = kernel, export = export, modules = mods }
+  return { kernel = kernel, variant = vm.variant, export = export, modules = mods }
 end
 
 -- Copy a module into the shared folder; returns its guest path.
@@ -57,7 +54,8 @@ return {
     local k, why = kernel_info(vm)
     if not k then t:skip(why) end
     local gpl_only = k.export == "EXPORT_SYMBOL_GPL"
-    t:note(("kernel %s exports invalidate_mmap_range with %s"):format(k.kernel, k.export))
+    t:note(("kernel %s (variant %s) exports invalidate_mmap_range with %s"):format(k.kernel, tostring(k.variant),
+                                                                                  k.export))
     local gpl = assert(stage(vm, k.modules, "umlbed_gpl"))
     local prop = assert(stage(vm, k.modules, "umlbed_proprietary"))
 

@@ -7,10 +7,12 @@
 -- the scenario fails with the seed, the step and a shrunk list of steps that still diverges
 -- (replayed on fresh files in the same vm), ready to paste into a regression scenario.
 --
--- A fixed set of seeds runs by default. For a long run set UMLBED_FUZZ_SEED (one or more
--- seeds) and UMLBED_FUZZ_STEPS (the scenario's timeout grows with the steps), e.g.
---   UMLBED_FUZZ_SEED="1234 1235" UMLBED_FUZZ_STEPS=2000 umlbed run -j 2 scenarios/model-fuzz.lua
--- which is what `umlbed fuzz --seed S --steps N` is to run (docs/api-requests.md).
+-- A fixed set of seeds runs by default. For a long run use
+--   umlbed fuzz --seed S --steps N --runs K [-j 2]
+-- which runs seeds S..S+K-1 with N steps each (p.seed, p.steps through --param, no timeout
+-- unless --timeout is given); a divergence report names the seed to replay with
+-- `umlbed fuzz --seed S --steps N`. The environment still works as a fallback:
+-- UMLBED_FUZZ_SEED (one or more seeds) and UMLBED_FUZZ_STEPS.
 --
 -- No fault counts: the model predicts states and data, and written pages take UML's extra
 -- dirty/young faults.
@@ -124,7 +126,7 @@ return {
   name = "model-based random steps agree with the reference model",
   matrix = { seed = SEEDS },
   -- About 10 ms a step here, plus up to 20 s of shrinking: long runs get time to match.
-  timeout = 60 + STEPS // 20,
+  timeout = function(p) return 60 + (p.steps or STEPS) // 20 end,
 
   run = function(t, p)
     local vm = assert(t:vm())
