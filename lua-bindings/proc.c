@@ -44,11 +44,99 @@ static int proc_fork(lua_State *L) {
   return umb_lua_call(L, p->svm, p->pid, "fork", &b, conv_fork, 0);
 }
 
+/* A proc:exit{wait=true} call parked until the agent reports the worker reaped. A Lua userdata
+ * on the waiting task's stack, so the Lua state owns it; linked in svm->exit_waiters. */
+typedef struct exit_wait {
+  umb_task *task;
+  uint64_t pid;
+  int gone;          /* The vm went away first. */
+  char status[32];
+  struct exit_wait *next;
+} exit_wait;
+
+void umb_lua_vm_exited(umb_svm *svm, uint64_t pid, const char *status) {
+  exit_wait **pp = (exit_wait **)&svm->exit_waiters;
+  int taken = 0;
+  while (*pp) {
+    exit_wait *w = *pp;
+    if (pid != 0 && w->pid != pid) {
+      pp = &w->next;
+      continue;
+    }
+    *pp = w->next;
+    w->next = NULL;
+    if (pid == 0) w->gone = 1;
+    else snprintf(w->status, sizeof w->status, "%s", status);
+    umb_task_wake(w->task, 0);
+    taken = 1;
+  }
+  /* The exit reply may still be queued for its task: keep the event until that task looks. */
+  if (pid != 0 && !taken) {
+    svm->exits[svm->exit_next].pid = pid;
+    snprintf(svm->exits[svm->exit_next].status, sizeof svm->exits[0].status, "%s", status);
+    svm->exit_next = (svm->exit_next + 1) % UMB_SVM_EXITS;
+  }
+}
+
+/* The slot of a kept "exited" event for pid, or -1. */
+static int exit_find(umb_svm *svm, uint64_t pid) {
+  for (int i = 0; i < UMB_SVM_EXITS; i++)
+    if (svm->exits[i].pid == pid) return i;
+  return -1;
+}
+
+static int exit_wait_cont(lua_State *L, int status, lua_KContext k) {
+  exit_wait *w = (exit_wait *)k;
+  (void)status;
+  if (w->gone) return umb_lua_fail(L, -EPIPE, "the vm went away before the worker's exited event");
+  lua_pushboolean(L, 1);
+  lua_pushstring(L, w->status);
+  return 2;
+}
+
+/* After the exit reply: the kept event, or park the task until it comes. */
+static int conv_exit_wait(lua_State *L, int base, int n, lua_Integer arg) {
+  umb_lproc *p = umb_lua_check_proc(L, 1);
+  (void)base, (void)n, (void)arg;
+  int i = exit_find(p->svm, p->pid);
+  if (i >= 0) {
+    p->svm->exits[i].pid = 0;
+    lua_pushboolean(L, 1);
+    lua_pushstring(L, p->svm->exits[i].status);
+    return 2;
+  }
+  umb_task *task = umb_lua_check_task_ctx(L);
+  exit_wait *w = lua_newuserdatauv(L, sizeof *w, 0);
+  memset(w, 0, sizeof *w);
+  w->task = task;
+  w->pid = p->pid;
+  w->next = p->svm->exit_waiters;
+  p->svm->exit_waiters = w;
+  task->pending_what = "the worker's exited event";
+  return lua_yieldk(L, 0, (lua_KContext)w, exit_wait_cont);
+}
+
+/* proc:exit([code] [, {wait = true}]) -> true; with wait, true and the STATUS ("exit:N",
+ * "signal:N") of the agent's "exited" event, which comes once the worker is reaped (its mm gone). */
 static int proc_exit(lua_State *L) {
   umb_lproc *p = umb_lua_check_proc(L, 1);
+  int optidx = lua_istable(L, 2) ? 2 : 3, wait = 0;
+  if (!lua_isnoneornil(L, optidx)) {
+    luaL_checktype(L, optidx, LUA_TTABLE);
+    lua_getfield(L, optidx, "wait");
+    wait = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+  }
+  int has_code = optidx == 3 && !lua_isnoneornil(L, 2);
+  lua_Integer code = has_code ? luaL_checkinteger(L, 2) : 0;
   umb_buf b = {0};
-  if (!lua_isnoneornil(L, 2)) umb_args_num(&b, (uint64_t)luaL_checkinteger(L, 2));
-  return umb_lua_call(L, p->svm, p->pid, "exit", &b, umb_conv_true, 0);
+  if (has_code) umb_args_num(&b, (uint64_t)code);
+  if (!wait) return umb_lua_call(L, p->svm, p->pid, "exit", &b, umb_conv_true, 0);
+  /* The worker is alive now, so a kept event for its PID is from an earlier process (PID reuse). */
+  int i;
+  while ((i = exit_find(p->svm, p->pid)) >= 0) p->svm->exits[i].pid = 0;
+  lua_settop(L, 1);
+  return umb_lua_call(L, p->svm, p->pid, "exit", &b, conv_exit_wait, 0);
 }
 
 /* proc:mmap(file, {offset=0, length=file size, mode="shared", prot="rw", addr=nil}) -> mapping. */

@@ -645,10 +645,18 @@ static void on_vm_event(umb_vm *vm, umb_vm_event ev, void *data) {
         uv_timer_start(&sc->grace, on_grace, GRACE_MS, 0);
       }
       break;
+    case UMB_VM_EXITED:
+      if (!sc->finishing) {
+        uint64_t pid;
+        const char *st = umb_vm_exited(vm, &pid);
+        umb_lua_vm_exited(svm, pid, st);
+      }
+      break;
     case UMB_VM_DEAD:
       if (sc->finishing) break;
       if (svm->expect_exit && umb_vm_scanner(vm)->worst < UMB_FIND_BUG) {
         umb_lua_vm_event(svm, ev);
+        umb_lua_vm_exited(svm, 0, NULL);
         break;
       }
       {
@@ -660,6 +668,8 @@ static void on_vm_event(umb_vm *vm, umb_vm_event ev, void *data) {
       break;
     case UMB_VM_GONE:
       svm->gone = 1;
+      /* After vm:kill(): no "exited" event will come any more. */
+      if (!sc->finishing) umb_lua_vm_exited(svm, 0, NULL);
       break;
   }
 }

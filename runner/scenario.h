@@ -7,6 +7,7 @@
 #include "umlbed.h"
 
 #define UMB_SCEN_VMS_MAX 8
+#define UMB_SVM_EXITS 256 /* "exited" events kept for a waiting proc:exit() that has not run yet. */
 
 typedef enum umb_verdict {
   UMB_OK = 0,
@@ -77,6 +78,12 @@ typedef struct umb_svm {
   char root[4096];   /* Hostfs root (shared by the scenario's vms). */
   char shared[4096]; /* Host path of /shared. */
   char *pending_verb;
+  void *exit_waiters; /* lumlbed: proc:exit{wait=true} calls parked until their "exited" event. */
+  struct {
+    uint64_t pid;     /* 0: free slot. */
+    char status[32];
+  } exits[UMB_SVM_EXITS]; /* Recent "exited" events no call waited for yet (a ring). */
+  int exit_next;
 } umb_svm;
 
 struct umb_scen {
@@ -156,6 +163,9 @@ void umb_scen_finish(umb_scen *sc, umb_verdict v, const char *fmt, ...)
 int luaopen_umlbed(lua_State *L);
 /* Called by the scenario when a vm it waits on becomes ready or dies (lumlbed). */
 void umb_lua_vm_event(umb_svm *svm, umb_vm_event ev);
+/* Called by the scenario for the agent's "exited" event (pid, status), or with pid 0 and status
+ * NULL when the vm is gone: wakes the proc:exit{wait=true} calls that wait for it (lumlbed). */
+void umb_lua_vm_exited(umb_svm *svm, uint64_t pid, const char *status);
 /* Push a new expectations object ("umlbed.t") for the scenario that owns L. */
 void umb_lua_push_t(lua_State *L);
 /* The registry-free key that marks a t:skip() error table. */

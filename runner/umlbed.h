@@ -130,6 +130,7 @@ typedef enum umb_vm_event {
   UMB_VM_FINDING,  /* The console scanner found something; see umb_vm_scanner(). */
   UMB_VM_DEAD,     /* UML exited, or a protocol stream ended or broke, without umb_vm_kill(). */
   UMB_VM_GONE,     /* Every process of the instance has exited after umb_vm_kill() or death. */
+  UMB_VM_EXITED,   /* The agent's "exited" event: a worker ended and was reaped; see umb_vm_exited(). */
 } umb_vm_event;
 
 typedef void (*umb_vm_event_cb)(umb_vm *vm, umb_vm_event ev, void *data);
@@ -176,6 +177,8 @@ const char *umb_vm_death(const umb_vm *vm);
 long umb_vm_pagesize(const umb_vm *vm);
 const char *umb_vm_release(const umb_vm *vm);
 const char *umb_vm_dir(const umb_vm *vm);
+/* During UMB_VM_EXITED: the worker's PID in *pid and its STATUS ("exit:N" or "signal:N"). */
+const char *umb_vm_exited(const umb_vm *vm, uint64_t *pid);
 /* Monotonic time (ms) from spawn to the ready event, or -1. */
 double umb_vm_boot_ms(const umb_vm *vm);
 

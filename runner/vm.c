@@ -46,6 +46,8 @@ struct umb_vm {
   const char *death;
   long pagesize;
   char release[128];
+  uint64_t exit_pid;      /* The last "exited" event, for umb_vm_exited(). */
+  char exit_status[32];
   uint64_t t_spawn, t_ready;
   uint64_t gone_started;
   char rbuf[65536];
@@ -186,7 +188,15 @@ static int on_proto_line(void *arg, char *line, size_t len, int toolong) {
       vm_emit(vm, UMB_VM_READY);
       return 0;
     }
-    /* Other events ("exited", or error replies the agent could not attribute) carry no request. */
+    /* A worker ended (the agent has reaped it, so its mm is gone): tell whoever waits for it. */
+    if (strcmp(m->verb, "exited") == 0 && m->ok && vm->ready && m->nfields >= 2 &&
+        umb_num_parse(m->fields[0], &vm->exit_pid) == 0) {
+      snprintf(vm->exit_status, sizeof vm->exit_status, "%s", m->fields[1]);
+      free(m);
+      vm_emit(vm, UMB_VM_EXITED);
+      return 0;
+    }
+    /* Other events (error replies the agent could not attribute) carry no request. */
     free(m);
     return 0;
   }
@@ -579,6 +589,10 @@ const char *umb_vm_death(const umb_vm *vm) { return vm->death; }
 long umb_vm_pagesize(const umb_vm *vm) { return vm->pagesize; }
 const char *umb_vm_release(const umb_vm *vm) { return vm->release; }
 const char *umb_vm_dir(const umb_vm *vm) { return vm->dir; }
+const char *umb_vm_exited(const umb_vm *vm, uint64_t *pid) {
+  *pid = vm->exit_pid;
+  return vm->exit_status;
+}
 double umb_vm_boot_ms(const umb_vm *vm) {
   return vm->ready ? (double)(vm->t_ready - vm->t_spawn) / 1e6 : -1;
 }

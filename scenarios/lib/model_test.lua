@@ -145,10 +145,10 @@ do
   for _, op in ipairs { "spawn", "fork", "mmap", "munmap", "touch", "read", "write", "hostwrite", "invalidate" } do
     ok(seen[op], "the generator emits " .. op)
   end
-  ok(not seen.exit, "no exit steps unless asked for")
+  ok(seen.exit, "the generator emits exit by default")
   seen = {}
-  for _, s in ipairs(M.generate(7, 200, { npages = 8, pagesize = PS, exit = true })) do seen[s.op] = true end
-  ok(seen.exit, "exit steps with exit=true")
+  for _, s in ipairs(M.generate(7, 200, { npages = 8, pagesize = PS, exit = false })) do seen[s.op] = true end
+  ok(not seen.exit, "no exit steps with exit=false")
 end
 
 -- Shrinker: a synthetic divergence (a private write followed by a seed invalidation that

@@ -135,6 +135,15 @@ rm -rf "$TMPDIR"/umlbed-*
 run run $F "$SCEN/fake-yield.lua"
 check "a bare coroutine.yield() is an ERROR, not a hang" grep -q 'coroutine.yield() outside a coroutine' "$T/out"
 rm -rf "$TMPDIR"/umlbed-*
+
+# proc:exit{wait=true}: returns after the agent's "exited" event for that worker, not at the reply.
+run run $F "$SCEN/fake-exit-wait.lua"
+check "waiting exit: event at once or later, other workers' events, a killed vm" [ "$rc" = 0 ]
+[ "$rc" = 0 ] || diag "$T/out"
+run run $F --timeout 1 "$SCEN/fake-exit-hang.lua"
+check "waiting exit: no event is a TIMEOUT, not a return" grep -q '^not ok 1 - fake exit hang # TIMEOUT$' "$T/out"
+check "waiting exit: the TIMEOUT says it waited for the exited event" grep -q "waiting for the worker's exited event" "$T/out"
+rm -rf "$TMPDIR"/umlbed-*
 run run $F -j 3 "$SCEN/fake-go.lua" "$SCEN/fake-go-kill.lua" "$SCEN/fake-go.lua"
 check "t:go: -j 3 with tasks in every scenario" [ "$rc" = 0 ]
 

@@ -40,12 +40,14 @@ static void fake_write(int fd, const char *s) {
 
 /* Verbs: echo ARGS (reply with ARGS), defer (reply after the next request's reply), garbage,
  * die, panic, hang, fork (a child that stays in the group), sleep MS, hold KEY (reply KEY once
- * "release KEY" arrives: concurrent calls), release KEY. */
+ * "release KEY" arrives: concurrent calls), release KEY, spawn (a new worker PID from 100 on),
+ * exit [CODE] (code 0: the "exited" event follows the reply at once; else it waits for "reap PID",
+ * which first reports an exit nobody waits for). */
 static int fake_uml(const char *mode) {
   char line[65536], reply[70000], deferred[70000] = "";
   char held_key[16][64];
-  unsigned long long held_id[16];
-  int nheld = 0;
+  unsigned long long held_id[16], exiting[16], next_pid = 100;
+  int nheld = 0, nexiting = 0, exit_code[16];
   size_t len = 0;
   fake_write(1, "Linux version 6.1.0-fake (umlbed-test)\n");
   if (!strcmp(mode, "noready")) {
@@ -96,6 +98,34 @@ static int fake_uml(const char *mode) {
           held_id[i] = held_id[nheld - 1];
           memcpy(held_key[i], held_key[nheld - 1], sizeof held_key[0]);
           nheld--;
+        }
+      } else if (!strcmp(verb, "spawn")) {
+        snprintf(reply, sizeof reply, "%llu spawn ok %llu\n", id, next_pid++);
+        fake_write(4, reply);
+      } else if (!strcmp(verb, "exit")) {
+        int code = k > 3 ? atoi(args) : 0;
+        snprintf(reply, sizeof reply, "%llu exit ok\n", id);
+        fake_write(4, reply);
+        if (code == 0) {
+          snprintf(reply, sizeof reply, "0 exited ok %llu exit:0\n", pid);
+          fake_write(4, reply);
+        } else if (nexiting < 16) {
+          exiting[nexiting] = pid;
+          exit_code[nexiting++] = code;
+        }
+      } else if (!strcmp(verb, "reap")) {
+        unsigned long long who = strtoull(args, NULL, 10);
+        snprintf(reply, sizeof reply, "%llu reap ok\n0 exited ok 99999 signal:9\n", id);
+        fake_write(4, reply);
+        for (int i = 0; i < nexiting;) {
+          if (exiting[i] != who) {
+            i++;
+            continue;
+          }
+          snprintf(reply, sizeof reply, "0 exited ok %llu exit:%d\n", who, exit_code[i]);
+          fake_write(4, reply);
+          exiting[i] = exiting[nexiting - 1];
+          exit_code[i] = exit_code[--nexiting];
         }
       } else if (!strcmp(verb, "defer")) {
         snprintf(deferred, sizeof deferred, "%llu defer ok %s\n", id, k > 3 ? args : "-");
@@ -374,6 +404,7 @@ static void on_event(umb_vm *vm, umb_vm_event ev, void *data) {
       if (v->kill_on_ready) umb_vm_kill(vm);
       break;
     case UMB_VM_FINDING: v->finding++; break;
+    case UMB_VM_EXITED: break;
     case UMB_VM_DEAD:
       v->dead++;
       v->death = umb_vm_death(vm);
