@@ -82,7 +82,7 @@ SKIP: {
 my $stdin = $a->call(1, 'readfile', '/proc/1/fdinfo/0');
 ok($stdin && $stdin->{ok}, 'PID 1 has a standard input (the console)');
 
-my $st = Body::run(agent => $a, shared => '/shared', testprog => '/bin/testprog', uml => $debugfs, big_lines => $big_lines);
+my $st = Body::run(agent => $a, shared => '/shared', testprog => '/bin/testprog', uml => $debugfs, big_lines => $big_lines, agent_pid => 1);
 
 # The kernel side: log, taint, modules.
 like(unpct($a->call(1, 'klog')->{fields}[0] // ''), qr/Linux version/, 'klog returns the kernel log');

@@ -40,7 +40,7 @@ for my $v (@variants) {
         my $ready = $a->wait_ready(60);
         ok($ready, 'ready event') or return;
         like($ready->{line}, qr/^0 ready ok 1 \d+ \S+$/, 'ready: version, page size, release');
-        Body::run(agent => $a, shared => $sh, testprog => $tp, uml => 0, big_lines => 1);
+        Body::run(agent => $a, shared => $sh, testprog => $tp, uml => 0, big_lines => 1, agent_pid => $a->{pid});
         # End of input: the agent answers what it read, ends its workers and exits cleanly.
         close $a->{to};
         $a->{to} = undef;

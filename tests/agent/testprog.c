@@ -1,4 +1,5 @@
 /* testprog.c: a small static program that the agent tests run with the exec verb. */
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -10,7 +11,7 @@
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: testprog echo ARG... | exit N | kill PID SIG | waitfile PATH | segv | big N\n");
+	fprintf(stderr, "usage: testprog echo ARG... | exit N | kill PID SIG | waitfile PATH | segv | big N | nfd PID\n");
 	return 2;
 }
 
@@ -57,6 +58,20 @@ int main(int argc, char **argv)
 				return 1;
 			n -= (long)k;
 		}
+		return 0;
+	}
+	if (strcmp(cmd, "nfd") == 0 && argc == 3) {
+		/* The number of open descriptors of a process: the agent must not leak any. */
+		char path[64];
+		snprintf(path, sizeof path, "/proc/%s/fd", argv[2]);
+		DIR *d = opendir(path);
+		if (!d)
+			return 1;
+		int n = 0;
+		for (struct dirent *e; (e = readdir(d));)
+			n += e->d_name[0] != '.';
+		closedir(d);
+		printf("%d\n", n);
 		return 0;
 	}
 	return usage();
