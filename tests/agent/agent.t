@@ -91,6 +91,18 @@ is($a->call(1, 'insmod', '/nonexistent.ko')->{ename}, 'ENOENT', 'insmod of a mis
 my $rm = $a->call(1, 'rmmod', 'no_such_module');
 is($rm->{ename}, 'ENOENT', 'rmmod of a module not loaded: ENOENT');
 is($a->call(1, 'insmod', '/init')->{ename}, 'ENOEXEC', 'insmod of a file that is no module: ENOEXEC');
+# The GPL test module built next to the kernel (make modules), with a parameter.
+(my $modules = $kernel) =~ s{/obj/linux$}{/modules};
+SKIP: {
+    skip "no test module next to $kernel", 4 unless -f "$modules/umlbed_gpl.ko" && $kernel =~ m{/obj/linux$};
+    require File::Copy;
+    File::Copy::copy("$modules/umlbed_gpl.ko", "$a->{root}/shared/umlbed_gpl.ko") or die "copy: $!";
+    my $ins = $a->call(1, 'insmod', '/shared/umlbed_gpl.ko', pct('path=/shared/f offset=0 length=4096'));
+    ok($ins && $ins->{ok}, 'insmod of the GPL test module with a parameter') or diag($ins->{line});
+    like(unpct($a->call(1, 'readfile', '/proc/modules')->{fields}[0] // ''), qr/^umlbed_gpl /m, 'it is loaded');
+    ok($a->call(1, 'rmmod', 'umlbed_gpl')->{ok}, 'rmmod');
+    is($a->call(1, 'rmmod', 'umlbed_gpl')->{ename}, 'ENOENT', 'a second rmmod: ENOENT');
+}
 
 # The trigger: only on the patched kernel.
 my $stats = $a->call(1, 'stats');
