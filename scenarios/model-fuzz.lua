@@ -1,4 +1,4 @@
--- model-fuzz.lua: random mmap/fork/touch/write/invalidate/munmap/host-write sequences checked page by page against a reference model.
+-- model-fuzz.lua: random mmap/fork/exit/touch/write/invalidate/munmap/host-write sequences checked page by page against a reference model.
 --
 -- The fixed scenarios pin one behaviour each; this one checks that they compose. A seeded
 -- generator (scenarios/lib/model.lua) emits a sequence of steps, the guest runs them on a

@@ -7,9 +7,9 @@
 -- checked here too), every loop finishes, and once the last invalidation (cache=drop) returns
 -- after the last host write, every sharer reads the final data.
 --
--- It needs concurrent guest calls from one scenario (t:go, docs/api-requests.md); until the
--- runner has them it is skipped. Fault counts are not checked: how many faults a loop takes
--- depends on how the invalidations interleave with it.
+-- The loops run in t:go tasks, concurrently with the run function's invalidations. Fault
+-- counts are not checked: how many faults a loop takes depends on how the invalidations
+-- interleave with it.
 -- A loop iteration over 4 mapped pages takes about 12 ns here and 60 invalidations about
 -- 50 ms, so 2e7 iterations per sharer (4 sharers on one UML CPU, and a fault after every
 -- invalidation) outlast the rounds several times over; the scenario checks that they did.
@@ -24,7 +24,6 @@ return {
   name = "race: faulting sharers against repeated invalidations and host rewrites",
 
   run = function(t)
-    if not t.go then t:skip("needs concurrent guest calls (t:go), see docs/api-requests.md") end
     local vm = assert(t:vm())
     local ps = vm.pagesize
     local f = assert(vm:file("data", NPAGES * ps))
