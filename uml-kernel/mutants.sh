@@ -5,6 +5,11 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$top/build}
 variants=("$@")
 [ ${#variants[@]} -gt 0 ] || variants=(broken-rounding broken-pgoff broken-keep-cows)
+# Failed runs keep their folders; here failures are the point, so keep them in a private folder that goes away.
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/umlbed-mutants.XXXXXX")
+trap 'rm -rf "$scratch"' EXIT
+trap 'exit 130' INT TERM
+export TMPDIR=$scratch
 status=0
 for v in "${variants[@]}"; do
 	"$top/uml-kernel/build.sh" "$v" >/dev/null || exit 2
