@@ -26,3 +26,20 @@ run() {
 lt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
 not() { if "$@"; then return 1; else return 0; fi; }
 running() { pgrep -f "$1" >/dev/null; }
+# SIGINT in the middle of a scenario: sigint_cleanup WHAT POLLS RUN-ARGS... starts the runner, waits (up to POLLS
+# times 10 ms) until the guest has booted, interrupts it and checks that no guest process and no folder is left.
+sigint_cleanup() {
+  what=$1 polls=$2
+  shift 2
+  "$UMLBED" run "$@" >"$T/out" 2>"$T/err" &
+  pid=$!
+  i=0
+  until grep -qs 'Run /umlbed-agent' "$TMPDIR"/umlbed-*/vm0/console.log || [ $i -ge "$polls" ]; do i=$((i + 1)); sleep 0.01; done
+  check "SIGINT: $what was running" running "umid=umlbed-$pid-"
+  kill -INT $pid
+  wait $pid
+  rc=$?
+  check "SIGINT: exit status 130" [ "$rc" = 130 ]
+  check "SIGINT: no $what process left" not running "umid=umlbed-$pid-"
+  check "SIGINT: no run folder left" [ "$(leftover_dirs)" = 0 ]
+}

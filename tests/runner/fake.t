@@ -87,17 +87,7 @@ check "--keep keeps a passing run's folder" [ "$(leftover_dirs)" = 1 ]
 rm -rf "$TMPDIR"/umlbed-*
 
 # SIGINT in the middle of a scenario: wait until the fake guest is up, interrupt, check nothing is left.
-"$UMLBED" run $F --timeout 60 "$SCEN/fake-hang.lua" >"$T/out" 2>"$T/err" &
-pid=$!
-i=0
-until grep -qs 'Run /umlbed-agent' "$TMPDIR"/umlbed-*/vm0/console.log || [ $i -ge 500 ]; do i=$((i + 1)); sleep 0.01; done
-check "SIGINT: the fake guest was running" running "umid=umlbed-$pid-"
-kill -INT $pid
-wait $pid
-rc=$?
-check "SIGINT: exit status 130" [ "$rc" = 130 ]
-check "SIGINT: no guest process left" not running "umid=umlbed-$pid-"
-check "SIGINT: no run folder left" [ "$(leftover_dirs)" = 0 ]
+sigint_cleanup "fake guest" 500 $F --timeout 60 "$SCEN/fake-hang.lua"
 
 # t:go tasks: concurrent guest calls from one scenario.
 export FAKE_KERNEL=$(realpath "$UMLBED_TEST")

@@ -69,17 +69,7 @@ check "Lua error: file:line" grep -q 'uml-error.lua:7: deliberate error in the s
 rm -rf "$TMPDIR"/umlbed-*
 
 # SIGINT once the guest runs its busy loop: no UML process and no folder may be left.
-"$UMLBED" run $K --timeout 60 "$SCEN/uml-hang.lua" >"$T/out" 2>"$T/err" &
-pid=$!
-i=0
-until grep -qs 'Run /umlbed-agent' "$TMPDIR"/umlbed-*/vm0/console.log || [ $i -ge 1000 ]; do i=$((i + 1)); sleep 0.01; done
-check "SIGINT: UML was running" running "umid=umlbed-$pid-"
-kill -INT $pid
-wait $pid
-rc=$?
-check "SIGINT: exit status 130" [ "$rc" = 130 ]
-check "SIGINT: no UML process left" not running "umid=umlbed-$pid-"
-check "SIGINT: no run folder left" [ "$(leftover_dirs)" = 0 ]
+sigint_cleanup UML 1000 $K --timeout 60 "$SCEN/uml-hang.lua"
 
 if command -v gdb >/dev/null; then
   run run $K --gdb --batch --break __invalidate_mmap_range --break invalidate_mmap_range "$SCEN/uml-invalidate.lua"
