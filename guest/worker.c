@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <linux/futex.h>
 #include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -14,6 +15,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -22,6 +24,18 @@
 #define TRIGGER_PATH "/sys/kernel/mm/invalidate_mmap_range/trigger"
 #define STATS_PATH "/sys/kernel/mm/invalidate_mmap_range/stats"
 #define LOOP_MAX ((uint64_t)1 << 32)
+
+/*
+ * The first page of a loop control file (loop CTL, loopwait, loopstop), mapped shared by every party, so a loop
+ * polls its stop word with a plain load and a waiter sleeps on a futex: no iteration count or sleep stands in for
+ * "the loops are running" or "stop now".
+ */
+struct loopctl {
+	uint32_t stop;    /* Non-zero: every loop on this control returns. */
+	uint32_t started; /* Loops that have finished their first pass over their range. */
+	uint32_t unstarted; /* Loops that ended before finishing a first pass (a fault, or stop was already set). */
+	uint32_t gen;     /* Bumped (and futex-woken) after started or unstarted changed. */
+};
 
 /* What the command loop of one worker process knows about itself. */
 struct wctx {
@@ -138,6 +152,8 @@ static int open_path(struct req *r, const char *path, int flags)
 
 static sigjmp_buf fault_jmp;
 static volatile sig_atomic_t fault_armed;
+/* The control page of the running loop verb, or NULL: OP_ACCESS then stops on its stop word. */
+static struct loopctl *loop_ctl;
 static void *volatile fault_addr;
 static volatile int fault_sig;
 
@@ -201,6 +217,19 @@ __attribute__((noinline, no_sanitize_address)) static void copy_out(uintptr_t ds
 
 enum { OP_ACCESS, OP_PEEK, OP_POKE };
 
+static long futex(uint32_t *word, int op, uint32_t val)
+{
+	return syscall(SYS_futex, word, op, val, NULL, NULL, 0);
+}
+
+/* Counts one loop in *field and wakes whoever waits for the loops (shared futex: the waiter is another process). */
+static void loopctl_count(struct loopctl *ctl, uint32_t *field)
+{
+	__atomic_fetch_add(field, 1, __ATOMIC_SEQ_CST);
+	__atomic_fetch_add(&ctl->gen, 1, __ATOMIC_SEQ_CST);
+	futex(&ctl->gen, FUTEX_WAKE, INT32_MAX);
+}
+
 /* Runs one memory operation (count times for OP_ACCESS) with faults caught; returns 0 or -EFAULT. */
 static int guarded(struct req *r, int op, uintptr_t a, uint64_t len, bool write, char *buf, uint64_t count,
 		   uint64_t *iterations)
@@ -217,9 +246,13 @@ static int guarded(struct req *r, int op, uintptr_t a, uint64_t len, bool write,
 	fault_armed = 1;
 	switch (op) {
 	case OP_ACCESS:
-		while (done < count) {
+		while (done < count || (loop_ctl && count == 0)) {
+			if (loop_ctl && __atomic_load_n(&loop_ctl->stop, __ATOMIC_RELAXED))
+				break;
 			access_pages(a, len, write, r->w->ps);
 			done = done + 1;
+			if (loop_ctl && done == 1)
+				loopctl_count(loop_ctl, &loop_ctl->started);
 		}
 		break;
 	case OP_PEEK:
@@ -568,22 +601,91 @@ static int v_touch(struct req *r)
 	return guarded(r, OP_ACCESS, a, len, write, NULL, 1, NULL);
 }
 
+/* Maps the first page of the loop control file path (a tmpfs file of at least one page) shared. */
+static int map_loopctl(struct req *r, size_t i, struct loopctl **ctl)
+{
+	char *path;
+	int e = arg_str(r, i, "CTL", &path);
+	if (e)
+		return e;
+	int fd = open_path(r, path, O_RDWR);
+	free(path);
+	if (fd < 0)
+		return fd;
+	struct stat st;
+	if (fstat(fd, &st) < 0 || (uintptr_t)st.st_size < r->w->ps) {
+		close(fd);
+		return fail(r, EINVAL, "%s", "CTL is shorter than a page");
+	}
+	void *p = mmap(NULL, r->w->ps, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	e = errno;
+	close(fd);
+	if (p == MAP_FAILED)
+		return fail(r, e, "%s", "mmap CTL");
+	*ctl = p;
+	return 0;
+}
+
 static int v_loop(struct req *r)
 {
 	uintptr_t a;
 	uint64_t len, count, done = 0;
 	bool write;
+	struct loopctl *ctl = NULL;
 	int e = arg_range(r, 0, &a, &len);
 	if (e || (e = arg_rw(r, 2, &write)) || (e = arg_u64(r, 3, "COUNT", &count)))
 		return e;
 	if (count > LOOP_MAX)
 		return bad(r, "COUNT (at most 2^32)");
+	if (r->narg > 4 && (e = map_loopctl(r, 4, &ctl)))
+		return e;
+	loop_ctl = ctl;
 	e = guarded(r, OP_ACCESS, a, len, write, NULL, count, &done);
+	if (ctl && done == 0)
+		loopctl_count(ctl, &ctl->unstarted);
+	loop_ctl = NULL;
+	if (ctl)
+		munmap(ctl, r->w->ps);
 	if (e)
 		snprintf(r->ctx + strlen(r->ctx), sizeof r->ctx - strlen(r->ctx), " in iteration %lu",
 			 (unsigned long)done);
 	else
 		e = umb_buf_addf(r->out, " %lu", (unsigned long)done);
+	return e;
+}
+
+/* Waits until N loops on CTL have started or ended unstarted; replies how many of each. */
+static int v_loopwait(struct req *r)
+{
+	struct loopctl *ctl;
+	uint64_t n;
+	int e = arg_u64(r, 1, "N", &n);
+	if (e || (e = map_loopctl(r, 0, &ctl)))
+		return e;
+	for (;;) {
+		uint32_t gen = __atomic_load_n(&ctl->gen, __ATOMIC_SEQ_CST);
+		uint64_t seen = (uint64_t)__atomic_load_n(&ctl->started, __ATOMIC_SEQ_CST) +
+				__atomic_load_n(&ctl->unstarted, __ATOMIC_SEQ_CST);
+		if (seen >= n)
+			break;
+		/* EAGAIN: gen moved between the load and the wait; EINTR: a signal. Both look again. */
+		futex(&ctl->gen, FUTEX_WAIT, gen);
+	}
+	e = umb_buf_addf(r->out, " %u %u", ctl->started, ctl->unstarted);
+	munmap(ctl, r->w->ps);
+	return e;
+}
+
+/* Sets the stop word of CTL: every loop on it returns after its current pass. */
+static int v_loopstop(struct req *r)
+{
+	struct loopctl *ctl;
+	int e = map_loopctl(r, 0, &ctl);
+	if (e)
+		return e;
+	__atomic_store_n(&ctl->stop, 1, __ATOMIC_SEQ_CST);
+	e = umb_buf_addf(r->out, " %u %u", ctl->started, ctl->unstarted);
+	munmap(ctl, r->w->ps);
 	return e;
 }
 
@@ -1103,7 +1205,9 @@ static const struct verb verbs[] = {
 	{"pagemap", v_pagemap, 2, 2, F_MAPPING},
 	{"mincore", v_mincore, 2, 2, F_MAPPING},
 	{"fmincore", v_fmincore, 3, 3, 0},
-	{"loop", v_loop, 4, 4, F_MAPPING},
+	{"loop", v_loop, 4, 5, F_MAPPING},
+	{"loopwait", v_loopwait, 2, 2, 0},
+	{"loopstop", v_loopstop, 1, 1, 0},
 	{"readfile", v_readfile, 1, 2, 0},
 	{"writefile", v_writefile, 2, 2, 0},
 	{"trigger", v_trigger, 1, 1, 0},

@@ -14,6 +14,7 @@
 #define UMB_FILE_MT "umlbed.file"
 #define UMB_T_MT "umlbed.t"
 #define UMB_TASK_MT "umlbed.task"
+#define UMB_LOOPCTL_MT "umlbed.loopctl"
 
 /* Userdata layouts. The svm they point to is owned by the scenario and outlives the Lua state,
  * so a userdata never dangles; a closed vm has svm->vm == NULL. */
@@ -83,6 +84,10 @@ umb_lmap *umb_lua_push_map(lua_State *L, int procidx, int fileidx);
 umb_lmap *umb_lua_check_map(lua_State *L, int idx);
 umb_lfile *umb_lua_push_file(lua_State *L, int vmidx, umb_svm *svm, const char *name, uint64_t size);
 umb_lfile *umb_lua_test_file(lua_State *L, int idx);
+/* The guest path of a loop control at idx (and its vm in *svm), or NULL if idx is none. */
+const char *umb_lua_test_loopctl(lua_State *L, int idx, umb_svm **svm);
+/* vm:loopctl() (lua-bindings/loopctl.c). */
+int umb_lua_vm_loopctl(lua_State *L);
 /* Boot a vm for the running scenario and yield until the agent is ready. */
 int umb_lua_boot(lua_State *L, int optidx);
 
@@ -93,6 +98,7 @@ void umb_lua_open_map(lua_State *L);
 void umb_lua_open_file(lua_State *L);
 void umb_lua_open_t(lua_State *L);
 void umb_lua_open_task(lua_State *L);
+void umb_lua_open_loopctl(lua_State *L);
 
 /* Create a metatable with methods, metamethods and an __index that falls back to getter(L)
  * for fields (getter gets the object at 1 and the key at 2, returns 0 for "no such field"). */

@@ -168,17 +168,26 @@ static int map_addrverb(lua_State *L, const char *verb) {
 static int map_munmap(lua_State *L) { return map_addrverb(L, "munmap"); }
 static int map_msync(lua_State *L) { return map_addrverb(L, "msync"); }
 
-/* m:loop(access, count) -> iterations: touch the whole mapping count times. */
+/* m:loop(access, count) -> iterations: touch the whole mapping count times.
+ * m:loop(access, ctl) -> iterations: touch it until ctl:stop(); ctl:wait() sees it start. */
 static int map_loop(lua_State *L) {
   umb_lmap *m = umb_lua_check_map(L, 1);
   const char *a = access_arg(L, 2);
-  lua_Integer count = luaL_checkinteger(L, 3);
-  luaL_argcheck(L, count > 0, 3, "count must be positive");
+  umb_svm *csvm = NULL;
+  const char *ctl = umb_lua_test_loopctl(L, 3, &csvm);
+  lua_Integer count = 0;
+  if (ctl) {
+    luaL_argcheck(L, csvm == m->svm, 3, "the loop control must be on the mapping's vm");
+  } else {
+    count = luaL_checkinteger(L, 3);
+    luaL_argcheck(L, count > 0, 3, "count must be positive");
+  }
   umb_buf b = {0};
   umb_args_num(&b, m->addr);
   umb_args_num(&b, m->len);
   umb_args_word(&b, a);
   umb_args_num(&b, (uint64_t)count);
+  if (ctl) umb_args_str(&b, ctl, strlen(ctl));
   return umb_lua_call(L, m->svm, m->pid, "loop", &b, umb_conv_num, 0);
 }
 

@@ -315,6 +315,7 @@ void umb_lua_open_vm(lua_State *L) {
       {"klog", vm_klog},         {"readfile", vm_readfile}, {"writefile", vm_writefile},
       {"exec", vm_exec},         {"insmod", vm_insmod}, {"rmmod", vm_rmmod},
       {"poweroff", vm_poweroff}, {"request", vm_request}, {"kill", vm_kill},
+      {"loopctl", umb_lua_vm_loopctl},
       {NULL, NULL}};
   static const luaL_Reg meta[] = {
       {"__gc", vm_gc}, {"__close", vm_gc}, {"__tostring", vm_tostring}, {NULL, NULL}};
