@@ -6,6 +6,7 @@
 #include <jansson.h>
 #include <libgen.h>
 #include <limits.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "jobs.h"
 #include "scenario.h"
 
 typedef struct job {
@@ -31,6 +33,7 @@ typedef struct job {
   double boot_ms[UMB_SCEN_VMS_MAX];
   int nboot;
   int done;
+  int cmin, cmax; /* Fewest and most scenarios running at once while it ran (-j auto samples). */
   char *broken; /* The file did not load: this message, verdict ERROR, nothing started. */
 } job;
 
@@ -42,7 +45,7 @@ static struct {
   int next;
   int running;
   int finished;
-  int parallel;
+  umb_jobs jobs_ctl; /* How many scenarios run at once (-j). */
   int interrupted;
   int tty;
   const char *junit;
@@ -67,7 +70,9 @@ static const char *usage =
     "                    the one holding this umlbed binary)\n"
     "  --variant NAME    use BUILD/kernel/NAME/obj/linux (full, gpl-only, broken-...)\n"
     "  --agent PATH      guest agent (default: $UMLBED_AGENT, else BUILD/guest/umlbed-agent)\n"
-    "  -j, --jobs N      run N scenarios at once (default 1)\n"
+    "  -j, --jobs N|auto run N scenarios at once; auto (the default) starts with one\n"
+    "                    and adds more only while measured throughput rises by 10%%,\n"
+    "                    up to the CPUs umlbed may run on (auto:N: up to N)\n"
     "  --filter GLOB     only scenarios whose name or file matches GLOB\n"
     "  --timeout S       per-scenario timeout in seconds (default 60; 0 = none)\n"
     "  --mem SIZE        guest memory (default 64M)\n"
@@ -92,6 +97,10 @@ static const char *usage =
     "  --steps N         steps per run (default: the scenario's)\n"
     "  --runs K          seeds S, S+1, ..., S+K-1 (default 1)\n"
     "  --timeout, -j and the other run options apply (the timeout is off unless given)\n"
+    "\n"
+    "environment: UMLBED_KERNEL, UMLBED_AGENT (see above); UMLBED_JOBS (-j's default);\n"
+    "UMLBED_TIMEOUT_SCALE (multiplies the default and each scenario's own timeout, not --timeout);\n"
+    "UMLBED_JOBS_VERBOSE (-j auto prints its decisions)\n"
     "\n"
     "exit status: 0 all scenarios ok or skipped, 1 some failed, 2 usage or setup error,\n"
     "130 interrupted.\n";
@@ -248,6 +257,26 @@ static void print_diag(FILE *f, const char *prefix, const char *text) {
 static void start_next(void);
 static void report(job *j);
 
+/* -j N, -j auto or -j auto:N into g.jobs_ctl; auto's default cap is the CPUs this process may run on. */
+static int parse_jobs(const char *s) {
+  int automatic = strncmp(s, "auto", 4) == 0, cap = 0;
+  const char *num = automatic ? (s[4] == ':' ? s + 5 : s + 4) : s;
+  if (*num) {
+    char *end;
+    long v = strtol(num, &end, 10);
+    if (*end || v < 1 || v > UMB_JOBS_MAX || (automatic && s[4] != ':')) return -EINVAL;
+    cap = (int)v;
+  } else if (!automatic || s[4]) {
+    return -EINVAL;
+  } else {
+    cpu_set_t set;
+    cap = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+  }
+  umb_jobs_init(&g.jobs_ctl, automatic, cap);
+  g.jobs_ctl.verbose = getenv("UMLBED_JOBS_VERBOSE") != NULL;
+  return 0;
+}
+
 static void on_scen_done(umb_scen *sc) {
   job *j = sc->data;
   j->verdict = sc->verdict;
@@ -259,6 +288,11 @@ static void on_scen_done(umb_scen *sc) {
   j->done = 1;
   j->sc = NULL;
   umb_scen_free(sc);
+  /* Only a run that had the same company from start to end tells what that level costs, and only a lone boot:
+   * the vms of a two-node scenario boot side by side and would count their own contention. */
+  if (j->cmin == j->cmax && j->verdict == UMB_OK && j->nboot == 1)
+    umb_jobs_sample(&g.jobs_ctl, j->cmin, j->boot_ms[0]);
+  umb_jobs_run_done(&g.jobs_ctl);
   g.running--;
   report(j);
   start_next();
@@ -283,8 +317,18 @@ static void report(job *j) {
             j->name, j->seconds, j->dir ? " kept in " : "", j->dir ? j->dir : "");
 }
 
+/* Every running job has now seen g.running scenarios at once. */
+static void note_concurrency(void) {
+  for (int i = 0; i < g.njobs; i++) {
+    job *j = &g.jobs[i];
+    if (j->sc == NULL) continue;
+    if (j->cmin == 0 || g.running < j->cmin) j->cmin = g.running;
+    if (g.running > j->cmax) j->cmax = g.running;
+  }
+}
+
 static void start_next(void) {
-  while (!g.interrupted && g.running < g.parallel && g.next < g.njobs) {
+  while (!g.interrupted && g.running < umb_jobs_level(&g.jobs_ctl) && g.next < g.njobs) {
     job *j = &g.jobs[g.next++];
     if (j->broken) {
       j->verdict = UMB_ERROR;
@@ -304,8 +348,11 @@ static void start_next(void) {
     sc->data = j;
     j->sc = sc;
     g.running++;
+    umb_jobs_started(&g.jobs_ctl);
     umb_scen_start(sc);
   }
+  /* Counted once the replacements have started: the instant between a run's end and the next start is no dip. */
+  note_concurrency();
   if (g.running == 0 && (g.next == g.njobs || g.interrupted)) {
     uv_close((uv_handle_t *)&g.sigint, NULL);
     uv_close((uv_handle_t *)&g.sigterm, NULL);
@@ -397,7 +444,16 @@ static int write_json(const char *path) {
   }
   json_object_set_new(root, "kernel", json_string(g.cfg.kernel));
   json_object_set_new(root, "variant", g.cfg.variant ? json_string(g.cfg.variant) : json_null());
-  json_object_set_new(root, "jobs", json_integer(g.parallel));
+  json_object_set_new(root, "jobs", json_integer(g.jobs_ctl.cap));
+  json_object_set_new(root, "jobs_auto", json_boolean(g.jobs_ctl.automatic));
+  json_t *levels = json_object();
+  for (int l = 1; l <= g.jobs_ctl.cap; l++) {
+    if (!g.jobs_ctl.runs[l]) continue;
+    char key[16];
+    snprintf(key, sizeof key, "%d", l);
+    json_object_set_new(levels, key, json_integer(g.jobs_ctl.runs[l]));
+  }
+  json_object_set_new(root, "runs_per_level", levels);
   json_object_set_new(root, "results", arr);
   json_t *sum = json_object();
   for (int v = 0; v <= UMB_ERROR; v++) json_object_set_new(sum, umb_verdict_name((umb_verdict)v), json_integer(counts[v]));
@@ -475,7 +531,7 @@ int main(int argc, char **argv) {
   char **params = calloc(1, sizeof(char *));
   int nparams = 0;
   const char *seed_arg = NULL, *steps_arg = NULL, *runs_arg = NULL;
-  g.parallel = 1;
+  const char *jobs_arg = getenv("UMLBED_JOBS");
   g.cfg.timeout_s = 60;
   g.cfg.mem = "64M";
   optind = 2;
@@ -484,7 +540,7 @@ int main(int argc, char **argv) {
       case O_KERNEL: kernel = optarg; break;
       case O_VARIANT: variant = optarg; break;
       case O_AGENT: agent = optarg; break;
-      case 'j': g.parallel = atoi(optarg); break;
+      case 'j': jobs_arg = optarg; break;
       case O_FILTER: filter = optarg; break;
       case O_TIMEOUT:
         g.cfg.timeout_s = atof(optarg);
@@ -519,8 +575,21 @@ int main(int argc, char **argv) {
       default: fputs(usage, stderr); status = 2; goto out;
     }
   }
-  if (g.parallel < 1 || g.parallel > 256) {
-    fprintf(stderr, "umlbed: -j wants 1..256\n");
+  /* A slower host or a heavier kernel gets longer hang guards, never different verdicts. */
+  const char *scale = getenv("UMLBED_TIMEOUT_SCALE");
+  g.cfg.timeout_scale = 1;
+  if (scale && *scale) {
+    char *end;
+    g.cfg.timeout_scale = strtod(scale, &end);
+    if (*end || !(g.cfg.timeout_scale > 0) || g.cfg.timeout_scale > 1000) {
+      fprintf(stderr, "umlbed: UMLBED_TIMEOUT_SCALE wants a number in (0, 1000] (got '%s')\n", scale);
+      status = 2;
+      goto out;
+    }
+  }
+  if (!g.cfg.timeout_given) g.cfg.timeout_s *= g.cfg.timeout_scale;
+  if (parse_jobs(jobs_arg ? jobs_arg : "auto")) {
+    fprintf(stderr, "umlbed: -j wants 1..256, auto or auto:1..256 (got '%s')\n", jobs_arg);
     status = 2;
     goto out;
   }
@@ -623,6 +692,11 @@ int main(int argc, char **argv) {
   fflush(stdout);
   start_next();
   uv_run(g.loop, UV_RUN_DEFAULT);
+  if (g.jobs_ctl.automatic) {
+    char line[512];
+    umb_jobs_summary(&g.jobs_ctl, line, sizeof line);
+    printf("# %s\n", line);
+  }
   int rc = uv_loop_close(g.loop);
   if (rc) fprintf(stderr, "umlbed: loop not closed cleanly: %s\n", uv_strerror(rc));
   remove_gdb_dir();

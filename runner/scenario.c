@@ -740,7 +740,8 @@ static int prepare_protected(lua_State *L) {
     if (!lua_isnil(L, -1) && !lua_isnumber(L, -1))
       return luaL_error(L, "%s: timeout(p) must return a number of seconds", sc->file);
   }
-  if (!sc->cfg->timeout_given && lua_isnumber(L, -1) && !sc->cfg->gdb_interactive) sc->timeout_s = lua_tonumber(L, -1);
+  if (!sc->cfg->timeout_given && lua_isnumber(L, -1) && !sc->cfg->gdb_interactive)
+    sc->timeout_s = lua_tonumber(L, -1) * (sc->cfg->timeout_scale > 0 ? sc->cfg->timeout_scale : 1);
   lua_getfield(L, t, "skip");
   if (lua_isstring(L, -1)) {
     sc->skip = strdup(lua_tostring(L, -1));

@@ -31,6 +31,7 @@ typedef struct umb_config {
   int keep;                 /* Keep every run folder. */
   double timeout_s;         /* Per scenario; 0 means none. */
   int timeout_given;        /* --timeout was given: it overrides the scenario's own timeout. */
+  double timeout_scale;     /* $UMLBED_TIMEOUT_SCALE: multiplies the default and each scenario's own timeout. */
   const char *gdb_script;   /* Run kernels under gdb with this script. */
   int gdb_interactive;
   const char *const *ignore; /* --ignore-warning texts, NULL-terminated (or NULL). */

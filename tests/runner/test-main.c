@@ -9,6 +9,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include "jobs.h"
 #include "scenario.h"
 #include "umlbed.h"
 
@@ -537,6 +538,84 @@ static void test_vm_spawn_fails(void) {
   CHECK(system(cmd) == 0);
 }
 
+/* ---- -j auto against synthetic hosts: boot(level) gives a lone run's boot time at that level. ---- */
+
+typedef double (*host_fn)(int level, int run);
+
+/* Runs nruns one after another through the controller as the runner does (each run sampled at the level it
+ * started at) and returns the time the suite took in units of one lone run. */
+static double simulate(umb_jobs *j, host_fn boot, int nruns) {
+  double t = 0;
+  for (int done = 0; done < nruns;) {
+    int l = umb_jobs_level(j);
+    if (l > nruns - done) l = nruns - done;
+    /* l runs side by side, each slowed down by boot(l)/boot(1): a wave takes that long. */
+    t += boot(l, done) / boot(1, done);
+    for (int k = 0; k < l; k++) {
+      umb_jobs_started(j);
+      umb_jobs_sample(j, l, boot(l, done + k));
+      umb_jobs_run_done(j);
+    }
+    done += l;
+  }
+  return t;
+}
+
+/* Scales perfectly: boots take as long whatever the level (wobbling by 5 %). */
+static double host_good(int level, int run) { (void)level; return 150 * (run % 3 == 0 ? 1.05 : 0.97); }
+/* Concurrent mm work costs 3.4 times as much (the host): -j 2 is slower than -j 1. */
+static double host_bad(int level, int run) { (void)run; return level == 1 ? 150 : 150 * 1.7 * level; }
+/* Good for the first 60 runs, bad after (a neighbour starts hammering memory). */
+static double host_turns(int level, int run) { return run < 60 ? host_good(level, run) : host_bad(level, run); }
+
+static void test_jobs_fixed(void) {
+  umb_jobs j;
+  umb_jobs_init(&j, 0, 3);
+  for (int i = 0; i < 20; i++) {
+    CHECK(umb_jobs_level(&j) == 3);
+    umb_jobs_sample(&j, 3, 1000);
+    umb_jobs_run_done(&j);
+  }
+  umb_jobs_init(&j, 1, 0);
+  CHECK(j.cap == 1 && umb_jobs_level(&j) == 1);
+  umb_jobs_init(&j, 1, 100000);
+  CHECK(j.cap == UMB_JOBS_MAX);
+  CHECK(umb_jobs_median(&j, 1) == 0 && umb_jobs_throughput(&j, 2) == 0);
+  umb_jobs_sample(&j, 1, 3);
+  umb_jobs_sample(&j, 1, 1);
+  CHECK(umb_jobs_median(&j, 1) == 0); /* Two samples are not enough. */
+  umb_jobs_sample(&j, 1, 2);
+  CHECK(umb_jobs_median(&j, 1) == 2);
+  umb_jobs_sample(&j, 0, 5);
+  umb_jobs_sample(&j, 1, -1);
+  CHECK(j.nsamples[1] == 3);
+}
+
+static void test_jobs_auto(void) {
+  umb_jobs j;
+  /* A host that scales: auto ends at the cap and is within 10 % of -j 2 over a suite. */
+  umb_jobs_init(&j, 1, 2);
+  double t = simulate(&j, host_good, 66), best = 33;
+  CHECK(umb_jobs_level(&j) == 2);
+  CHECK(t <= best * 1.10);
+  printf("#   good host: auto %.1f, -j 2 %.1f, -j 1 66 (lone-run units)\n", t, best);
+  /* A host where -j 2 is 1.7 times slower: auto stays within 10 % of -j 1. */
+  umb_jobs_init(&j, 1, 2);
+  t = simulate(&j, host_bad, 66);
+  CHECK(umb_jobs_level(&j) == 1);
+  CHECK(t <= 66 * 1.10);
+  CHECK(j.accepted == 0 && j.probes >= 1);
+  printf("#   bad host: auto %.1f, -j 1 66, -j 2 %.1f\n", t, 33 * 3.4);
+  /* A host that turns bad: auto backs off to 1. */
+  umb_jobs_init(&j, 1, 4);
+  simulate(&j, host_turns, 120);
+  CHECK(umb_jobs_level(&j) == 1);
+  /* Four CPUs that scale: auto climbs to the cap. */
+  umb_jobs_init(&j, 1, 4);
+  simulate(&j, host_good, 66);
+  CHECK(umb_jobs_level(&j) == 4 && j.accepted == 3);
+}
+
 static const struct {
   const char *name;
   void (*fn)(void);
@@ -559,6 +638,8 @@ static const struct {
     {"vm: kill reaps the whole process group", test_vm_kill_group},
     {"vm: close before ready kills and reaps", test_vm_noready_kill},
     {"vm: spawn failure never calls back", test_vm_spawn_fails},
+    {"-j N: fixed level; medians need three samples", test_jobs_fixed},
+    {"-j auto: climbs where instances scale, stays at 1 where they slow each other down", test_jobs_auto},
 };
 
 int main(int argc, char **argv) {
