@@ -222,8 +222,22 @@ static int t_set(lua_State *L) {
   return 0;
 }
 
+/* t:remaining() -> seconds left before the scenario's timeout, or nil when it has none. Lets a scenario that
+ * can do more or less work (a fuzzer shrinking a failure) stop in time on a host of any speed. */
+static int t_remaining(lua_State *L) {
+  luaL_checkudata(L, 1, UMB_T_MT);
+  umb_scen *sc = umb_scen_from_lua(L);
+  if (sc == NULL || sc->deadline == 0) {
+    lua_pushnil(L);
+    return 1;
+  }
+  uint64_t now = uv_hrtime();
+  lua_pushnumber(L, now >= sc->deadline ? 0.0 : (double)(sc->deadline - now) / 1e9);
+  return 1;
+}
+
 void umb_lua_open_t(lua_State *L) {
-  static const luaL_Reg methods[] = {{"eq", t_eq},     {"expect", t_expect}, {"pages", t_pages}, {"fail", t_fail},
+  static const luaL_Reg methods[] = {{"remaining", t_remaining}, {"eq", t_eq},     {"expect", t_expect}, {"pages", t_pages}, {"fail", t_fail},
                                      {"note", t_note}, {"skip", t_skip},     {"vm", t_vm},       {"go", umb_lua_t_go},
                                      {NULL, NULL}};
   static const luaL_Reg meta[] = {{"__newindex", t_set}, {NULL, NULL}};

@@ -23,6 +23,9 @@ return {
       "known UML bug: flush_tlb_mm() walks an exiting mm unlocked (docs/known-issues.md #1); UMLBED_KNOWN_BUGS=1 runs it"
       or nil,
   matrix = { impl = { "seed", "unmap" } },
+  -- A hang guard for 300 rounds of spawn, fork and exit (about 15 s on the development
+  -- machine); the race itself needs no time to pass.
+  timeout = 180,
 
   run = function(t, p)
     local vm = assert(t:vm())
