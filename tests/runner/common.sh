@@ -23,18 +23,38 @@ run() {
   rc=$?
   secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }')
 }
-lt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
 not() { if "$@"; then return 1; else return 0; fi; }
 running() { pgrep -f "$1" >/dev/null; }
-# SIGINT in the middle of a scenario: sigint_cleanup WHAT POLLS RUN-ARGS... starts the runner, waits (up to POLLS
-# times 10 ms) until the guest has booted, interrupts it and checks that no guest process and no folder is left.
+# UMLBED_TIMEOUT_SCALE (default 1) stretches every hang guard on slow or loaded hosts, as it does the runner's
+# own timeouts; `scaled N` prints N times it, rounded up to whole seconds. Guards only bound a hang: no verdict
+# depends on how long something took.
+SCALE=${UMLBED_TIMEOUT_SCALE:-1}
+awk -v s="$SCALE" 'BEGIN { exit !(s + 0 > 0) }' || { echo "Bail out! UMLBED_TIMEOUT_SCALE wants a positive number (got '$SCALE')"; exit 1; }
+scaled() { awk -v n="$1" -v s="$SCALE" 'BEGIN { x = n * s; printf "%d", x == int(x) ? x : int(x) + 1 }'; }
+# At least A seconds (the timer cannot fire early), and less than B (a hang guard, not a speed limit).
+within() { awk -v x="$1" -v a="$2" -v b="$3" 'BEGIN { exit !(x >= a && x < b) }'; }
+# SIGINT in the middle of a scenario: sigint_cleanup WHAT RUN-ARGS... starts the runner with UMLBED_READY_FIFO set;
+# the scenario writes a line to that FIFO once its guest is where the interrupt should hit (the event, not a
+# delay). Then it interrupts the runner and checks that no guest process and no folder is left.
 sigint_cleanup() {
-  what=$1 polls=$2
-  shift 2
-  "$UMLBED" run "$@" >"$T/out" 2>"$T/err" &
+  what=$1
+  shift
+  fifo=$T/ready.fifo
+  rm -f "$fifo"
+  mkfifo "$fifo"
+  # Held open read-write by the shell, the FIFO never blocks the scenario's open, and a read never sees EOF
+  # before the line: only the guard ends a wait for a scenario that never gets ready.
+  exec 5<>"$fifo"
+  UMLBED_READY_FIFO=$fifo "$UMLBED" run "$@" >"$T/out" 2>"$T/err" 5>&- &
   pid=$!
-  i=0
-  until grep -qs 'Run /umlbed-agent' "$TMPDIR"/umlbed-*/vm0/console.log || [ $i -ge "$polls" ]; do i=$((i + 1)); sleep 0.01; done
+  guard=$(scaled 120)
+  if timeout "$guard" head -n 1 <&5 >"$T/ready"; then
+    ok 0 "SIGINT: the $what scenario got ready ($(cat "$T/ready"))"
+  else
+    ok 1 "SIGINT: the $what scenario got ready (no line on its FIFO within the ${guard}s guard)"
+    diag "$T/err"
+  fi
+  exec 5>&-
   check "SIGINT: $what was running" running "umid=umlbed-$pid-"
   kill -INT $pid
   wait $pid

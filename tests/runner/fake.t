@@ -3,6 +3,11 @@
 . "$(dirname "$0")/common.sh"
 export UMLBED_FAKE=agent
 F="--kernel $UMLBED_TEST --agent $UMLBED_TEST"
+# Timeouts that must fire: long enough that the fake boot surely ended and the intended call is the one pending
+# (the verdict does not change with it), scaled for slow hosts. Times are checked only as "not before the timer"
+# and, as a hang guard, "not long after".
+TO=$(scaled 3)
+GUARD=$((TO + $(scaled 60)))
 
 run run $F "$SCEN/fake-ok.lua"
 check "ok scenario: exit status 0" [ "$rc" = 0 ]
@@ -25,15 +30,17 @@ check "Lua error: file:line of the error" grep -q 'fake-error.lua:4: attempt to 
 check "Lua error: traceback" grep -q 'stack traceback' "$T/out"
 rm -rf "$TMPDIR"/umlbed-*
 
-run run $F --timeout 2 "$SCEN/fake-hang.lua"
+run run $F --timeout "$TO" "$SCEN/fake-hang.lua"
 check "hung guest: TIMEOUT verdict" grep -q '# TIMEOUT$' "$T/out"
+check "hung guest: the ${TO} s timer fired" grep -q "no verdict after $TO\.0 s" "$T/out"
 check "hung guest: says what it waited for" grep -q 'waiting for hang' "$T/out"
-check "hung guest: verdict within the limit (${secs}s for 2s)" lt "$secs" 4
+check "hung guest: not before the limit, no hang past it (${secs}s for ${TO}s)" within "$secs" "$TO" "$GUARD"
 rm -rf "$TMPDIR"/umlbed-*
 
-run run $F --timeout 1 "$SCEN/fake-busy.lua"
+run run $F --timeout "$TO" "$SCEN/fake-busy.lua"
 check "Lua busy loop: TIMEOUT, the loop is not blocked forever" grep -q '# TIMEOUT$' "$T/out"
-check "Lua busy loop: within the limit (${secs}s for 1s)" lt "$secs" 3
+check "Lua busy loop: stopped by the deadline hook" grep -q 'ran past the timeout without waiting for the guest' "$T/out"
+check "Lua busy loop: not before the limit, no hang past it (${secs}s for ${TO}s)" within "$secs" "$TO" "$GUARD"
 rm -rf "$TMPDIR"/umlbed-*
 
 run run $F "$SCEN/fake-garbage.lua"
@@ -86,8 +93,9 @@ run run $F --keep "$SCEN/fake-ok.lua"
 check "--keep keeps a passing run's folder" [ "$(leftover_dirs)" = 1 ]
 rm -rf "$TMPDIR"/umlbed-*
 
-# SIGINT in the middle of a scenario: wait until the fake guest is up, interrupt, check nothing is left.
-sigint_cleanup "fake guest" 500 $F --timeout 60 "$SCEN/fake-hang.lua"
+# SIGINT in the middle of a scenario: wait until the fake guest is up, interrupt, check nothing is left. The
+# runner's own timeout is only a hang guard, longer than sigint_cleanup's wait for the guest.
+sigint_cleanup "fake guest" $F --timeout "$(scaled 300)" "$SCEN/fake-hang.lua"
 
 # t:go tasks: concurrent guest calls from one scenario.
 export FAKE_KERNEL=$(realpath "$UMLBED_TEST")
@@ -113,14 +121,15 @@ check "t:go: ... and the scenario did not go on" not grep -q 'went on after' "$T
 rm -rf "$TMPDIR"/umlbed-*
 run run $F "$SCEN/fake-go-kill.lua"
 check "t:go: vm:kill() cancels another task's call (ECANCELED)" [ "$rc" = 0 ]
-run run $F --timeout 2 "$SCEN/fake-go-hang.lua"
+run run $F --timeout "$TO" "$SCEN/fake-go-hang.lua"
 check "t:go: TIMEOUT names every pending call" \
-  grep -q 'waiting for hang (the run function), hold (task 1 (t:go at .*fake-go-hang.lua:6))' "$T/out"
-check "t:go: TIMEOUT within the limit (${secs}s for 2s)" lt "$secs" 4
+  grep -q "no verdict after $TO\.0 s; waiting for hang (the run function), hold (task 1 (t:go at .*fake-go-hang.lua:6))" "$T/out"
+check "t:go: TIMEOUT not before the limit, no hang past it (${secs}s for ${TO}s)" within "$secs" "$TO" "$GUARD"
 rm -rf "$TMPDIR"/umlbed-*
-run run $F --timeout 1 "$SCEN/fake-go-busy.lua"
+run run $F --timeout "$TO" "$SCEN/fake-go-busy.lua"
 check "t:go: a busy task is stopped at the timeout" grep -q '^not ok 1 - fake go busy # TIMEOUT$' "$T/out"
-check "t:go: ... within the limit (${secs}s for 1s)" lt "$secs" 3
+check "t:go: ... by the deadline hook" grep -q 'ran past the timeout without waiting for the guest' "$T/out"
+check "t:go: ... not before the limit, no hang past it (${secs}s for ${TO}s)" within "$secs" "$TO" "$GUARD"
 rm -rf "$TMPDIR"/umlbed-*
 run run $F "$SCEN/fake-yield.lua"
 check "a bare coroutine.yield() is an ERROR, not a hang" grep -q 'coroutine.yield() outside a coroutine' "$T/out"
@@ -130,7 +139,7 @@ rm -rf "$TMPDIR"/umlbed-*
 run run $F "$SCEN/fake-exit-wait.lua"
 check "waiting exit: event at once or later, other workers' events, a killed vm" [ "$rc" = 0 ]
 [ "$rc" = 0 ] || diag "$T/out"
-run run $F --timeout 1 "$SCEN/fake-exit-hang.lua"
+run run $F --timeout "$TO" "$SCEN/fake-exit-hang.lua"
 check "waiting exit: no event is a TIMEOUT, not a return" grep -q '^not ok 1 - fake exit hang # TIMEOUT$' "$T/out"
 check "waiting exit: the TIMEOUT says it waited for the exited event" grep -q "waiting for the worker's exited event" "$T/out"
 rm -rf "$TMPDIR"/umlbed-*

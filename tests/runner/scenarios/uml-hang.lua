@@ -1,4 +1,4 @@
--- uml-hang.lua: the guest is busy forever (a huge touch loop): TIMEOUT, or SIGINT in the cleanup test.
+-- uml-hang.lua: the guest is busy forever (a loop nobody stops): TIMEOUT, or SIGINT in the cleanup test.
 return {
   name = "hung guest is TIMEOUT",
   run = function(t)
@@ -7,6 +7,17 @@ return {
     local p = assert(vm:spawn())
     local m = assert(p:mmap(f))
     -- A loop on a control that nobody stops never returns, on a host of any speed.
-    assert(m:loop("r", assert(vm:loopctl())))
+    local ctl = assert(vm:loopctl())
+    local loop = t:go(function() return m:loop("r", ctl) end)
+    local started = assert(ctl:wait(1))
+    assert(started == 1, "the guest's loop ended before its first pass")
+    -- The loop is running now: tell a waiting test (sigint_cleanup in common.sh), an event instead of a delay.
+    local fifo = os.getenv("UMLBED_READY_FIFO")
+    if fifo then
+      local w = assert(io.open(fifo, "w"))
+      assert(w:write("the guest's loop is running\n"))
+      w:close()
+    end
+    loop:wait()
   end,
 }
