@@ -1,6 +1,7 @@
 /* jobs.c: -j auto: probe one more concurrent scenario, keep it only if measured throughput rises by 10 %. */
 #include "jobs.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,12 +76,14 @@ void umb_jobs_run_done(umb_jobs *j) {
     if (tn >= UMB_JOBS_GAIN * tb) {
       j->base = next;
       j->probing = 0;
+      j->next_failed = 0;
       j->accepted++;
       j->backoff = HOLD_FIRST;
       say(j, "keeps", next);
     } else {
       say(j, "drops", next);
       fall_back(j);
+      j->next_failed = 1;
     }
   } else if (j->base >= 2) {
     /* The kept level must still beat the one below it: the host or its neighbours may have changed. */
@@ -89,6 +92,7 @@ void umb_jobs_run_done(umb_jobs *j) {
       say(j, "backs off from", j->base);
       j->base--;
       fall_back(j);
+      j->next_failed = 1;
     }
   }
   if (j->hold > 0) {
@@ -102,6 +106,49 @@ void umb_jobs_run_done(umb_jobs *j) {
     j->probes++;
     j->level = j->base + 1;
   }
+}
+
+void umb_jobs_seed(umb_jobs *j, int base, int next_failed, const double *medians) {
+  if (!j->automatic) return;
+  for (int l = 1; l <= j->cap; l++)
+    if (medians[l] > 0)
+      for (int k = 0; k < UMB_JOBS_MIN_SAMPLES; k++) umb_jobs_sample(j, l, medians[l]);
+  if (base < 1) base = 1;
+  if (base > j->cap) base = j->cap;
+  /* Without the lone-boot median the kept level cannot be checked: start from one again. */
+  if (umb_jobs_median(j, 1) > 0 && umb_jobs_median(j, base) > 0) j->base = j->level = base;
+  /* The level above did not pay last time: wait as long as after a second failed trial before trying it. */
+  if (next_failed && j->base < j->cap) {
+    j->next_failed = 1;
+    j->hold = j->backoff * 4;
+    j->backoff = j->backoff * 16 > HOLD_MAX ? HOLD_MAX : j->backoff * 16;
+  }
+}
+
+int umb_jobs_load(umb_jobs *j, const char *line) {
+  int version, cap, base, next_failed, n = 0;
+  if (sscanf(line, "umlbed-jobs %d %d %d %d%n", &version, &cap, &base, &next_failed, &n) != 4 || version != 1 ||
+      cap != j->cap)
+    return -EINVAL;
+  double medians[UMB_JOBS_MAX + 1] = {0};
+  const char *p = line + n;
+  for (int l = 1; l <= cap; l++) {
+    int used;
+    if (sscanf(p, "%lf%n", &medians[l], &used) != 1 || !(medians[l] >= 0) || medians[l] > 1e7) return -EINVAL;
+    p += used;
+  }
+  umb_jobs_seed(j, base, next_failed, medians);
+  return 0;
+}
+
+int umb_jobs_save(const umb_jobs *j, char *buf, unsigned long size) {
+  int n = snprintf(buf, size, "umlbed-jobs 1 %d %d %d", j->cap, j->base, j->next_failed);
+  for (int l = 1; l <= j->cap && n >= 0 && (unsigned long)n < size; l++)
+    n += snprintf(buf + n, size - (unsigned long)n, " %.1f", umb_jobs_median(j, l));
+  if (n < 0 || (unsigned long)n + 2 > size) return -E2BIG;
+  buf[n++] = '\n';
+  buf[n] = '\0';
+  return n;
 }
 
 void umb_jobs_summary(const umb_jobs *j, char *buf, unsigned long size) {

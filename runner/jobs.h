@@ -25,6 +25,7 @@ typedef struct umb_jobs {
   int nsamples[UMB_JOBS_MAX + 1]; /* Samples seen per level (the window keeps the last UMB_JOBS_WINDOW). */
   int runs[UMB_JOBS_MAX + 1];     /* Runs that started at each level, for the report. */
   int probes, accepted;
+  int next_failed;                /* The last trial of base + 1 did not pay. */
   int verbose;                    /* Decisions to stderr. */
 } umb_jobs;
 
@@ -42,6 +43,13 @@ void umb_jobs_run_done(umb_jobs *j);
 double umb_jobs_median(const umb_jobs *j, int level);
 /* Throughput at a level in units of one lone instance, or 0 when unknown. */
 double umb_jobs_throughput(const umb_jobs *j, int level);
+/* Starts from what an earlier run on this host measured: its kept level, whether the level above it failed its
+ * trial, and the median boot per level (medians[l] for l in 1..cap, 0 where unknown). */
+void umb_jobs_seed(umb_jobs *j, int base, int next_failed, const double *medians);
+/* Reads or writes that state as one line ("umlbed-jobs 1 CAP BASE NEXT_FAILED M1 M2 ..."); read returns 0 if the
+ * line is for this controller's cap, -EINVAL otherwise. */
+int umb_jobs_load(umb_jobs *j, const char *line);
+int umb_jobs_save(const umb_jobs *j, char *buf, unsigned long size);
 /* One line for the TAP trailer: the levels used and the measured slowdowns. */
 void umb_jobs_summary(const umb_jobs *j, char *buf, unsigned long size);
 

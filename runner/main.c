@@ -100,7 +100,8 @@ static const char *usage =
     "\n"
     "environment: UMLBED_KERNEL, UMLBED_AGENT (see above); UMLBED_JOBS (-j's default);\n"
     "UMLBED_TIMEOUT_SCALE (multiplies the default and each scenario's own timeout, not --timeout);\n"
-    "UMLBED_JOBS_VERBOSE (-j auto prints its decisions)\n"
+    "UMLBED_JOBS_VERBOSE (-j auto prints its decisions); UMLBED_JOBS_CACHE (where -j auto\n"
+    "keeps what it measured, default BUILD/jobs-auto.cache; empty: nowhere)\n"
     "\n"
     "exit status: 0 all scenarios ok or skipped, 1 some failed, 2 usage or setup error,\n"
     "130 interrupted.\n";
@@ -256,6 +257,38 @@ static void print_diag(FILE *f, const char *prefix, const char *text) {
 
 static void start_next(void);
 static void report(job *j);
+
+/* Where -j auto keeps what it learnt about this host between runs: $UMLBED_JOBS_CACHE ("" turns it off), else
+ * BUILD/jobs-auto.cache. */
+static char jobs_cache[PATH_MAX];
+
+static void jobs_cache_path(const char *bdir) {
+  const char *env = getenv("UMLBED_JOBS_CACHE");
+  snprintf(jobs_cache, sizeof jobs_cache, "%s%s", env ? env : bdir, env ? "" : "/jobs-auto.cache");
+}
+
+static void jobs_cache_load(void) {
+  char line[8192];
+  FILE *f = jobs_cache[0] && g.jobs_ctl.automatic ? fopen(jobs_cache, "re") : NULL;
+  if (f == NULL) return;
+  if (fgets(line, sizeof line, f) && umb_jobs_load(&g.jobs_ctl, line) == 0 && g.jobs_ctl.verbose)
+    fprintf(stderr, "umlbed: -j auto: starts at %d from %s\n", umb_jobs_level(&g.jobs_ctl), jobs_cache);
+  fclose(f);
+}
+
+/* Written whole to a temporary name and renamed, so a concurrent runner reads the old state or the new. */
+static void jobs_cache_save(void) {
+  const umb_jobs *j = &g.jobs_ctl;
+  char line[8192], tmp[PATH_MAX + 32];
+  if (!jobs_cache[0] || !j->automatic || !(umb_jobs_median(j, 1) > 0) || !(umb_jobs_median(j, j->base) > 0)) return;
+  if (umb_jobs_save(j, line, sizeof line) < 0) return;
+  snprintf(tmp, sizeof tmp, "%s.%d", jobs_cache, (int)getpid());
+  FILE *f = fopen(tmp, "we");
+  if (f == NULL) return;
+  int bad = fputs(line, f) < 0;
+  bad |= fclose(f) != 0;
+  if (bad || rename(tmp, jobs_cache)) unlink(tmp);
+}
 
 /* -j N, -j auto or -j auto:N into g.jobs_ctl; auto's default cap is the CPUs this process may run on. */
 static int parse_jobs(const char *s) {
@@ -593,6 +626,7 @@ int main(int argc, char **argv) {
     status = 2;
     goto out;
   }
+  jobs_cache_path(bdir);
   if (variant && (!*variant || *variant == '.' || strspn(variant, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") != strlen(variant))) {
     fprintf(stderr, "umlbed: --variant wants a name such as full or gpl-only\n");
     status = 2;
@@ -690,8 +724,10 @@ int main(int argc, char **argv) {
   printf("TAP version 13\n1..%d\n", g.njobs);
   if (g.fuzz_note[0]) printf("# %s\n", g.fuzz_note);
   fflush(stdout);
+  jobs_cache_load();
   start_next();
   uv_run(g.loop, UV_RUN_DEFAULT);
+  if (!g.interrupted) jobs_cache_save();
   if (g.jobs_ctl.automatic) {
     char line[512];
     umb_jobs_summary(&g.jobs_ctl, line, sizeof line);

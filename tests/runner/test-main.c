@@ -616,6 +616,45 @@ static void test_jobs_auto(void) {
   CHECK(umb_jobs_level(&j) == 4 && j.accepted == 3);
 }
 
+static void test_jobs_cache(void) {
+  umb_jobs j, k;
+  char line[512];
+  /* What a run on the bad host learnt: level 1 kept, 2 failed its trial. */
+  umb_jobs_init(&j, 1, 2);
+  simulate(&j, host_bad, 66);
+  CHECK(umb_jobs_save(&j, line, sizeof line) > 0);
+  CHECK(strncmp(line, "umlbed-jobs 1 2 1 1 ", 20) == 0);
+  umb_jobs_init(&k, 1, 2);
+  CHECK(umb_jobs_load(&k, line) == 0);
+  CHECK(umb_jobs_level(&k) == 1 && k.hold > 0 && umb_jobs_median(&k, 1) == 150);
+  /* The next run makes no trial before its hold: it costs at most 3 % over -j 1 now. */
+  double t = simulate(&k, host_bad, 66);
+  CHECK(t <= 66 * 1.03);
+  printf("#   bad host, second run: auto %.1f, -j 1 66\n", t);
+  /* A good host's state starts the next run at 2 at once. */
+  umb_jobs_init(&j, 1, 2);
+  simulate(&j, host_good, 66);
+  CHECK(umb_jobs_save(&j, line, sizeof line) > 0);
+  umb_jobs_init(&k, 1, 2);
+  CHECK(umb_jobs_load(&k, line) == 0 && umb_jobs_level(&k) == 2);
+  t = simulate(&k, host_good, 66);
+  CHECK(t <= 33 * 1.02);
+  /* ... and still backs off if the host turned bad since. */
+  umb_jobs_init(&k, 1, 2);
+  CHECK(umb_jobs_load(&k, line) == 0);
+  simulate(&k, host_bad, 30);
+  CHECK(umb_jobs_level(&k) == 1);
+  /* Another CPU count, garbage, or no lone-boot median: ignored or no head start. */
+  umb_jobs_init(&k, 1, 4);
+  CHECK(umb_jobs_load(&k, line) == -EINVAL && umb_jobs_level(&k) == 1);
+  umb_jobs_init(&k, 1, 2);
+  CHECK(umb_jobs_load(&k, "umlbed-jobs 1 2 2 0 x y") == -EINVAL);
+  CHECK(umb_jobs_load(&k, "umlbed-jobs 2 2 2 0 1 1") == -EINVAL);
+  CHECK(umb_jobs_load(&k, "umlbed-jobs 1 2 2 0 0.0 140.0") == 0 && umb_jobs_level(&k) == 1);
+  umb_jobs_init(&k, 0, 2);
+  CHECK(umb_jobs_load(&k, "umlbed-jobs 1 2 1 1 150.0 500.0") == 0 && umb_jobs_level(&k) == 2);
+}
+
 static const struct {
   const char *name;
   void (*fn)(void);
@@ -640,6 +679,7 @@ static const struct {
     {"vm: spawn failure never calls back", test_vm_spawn_fails},
     {"-j N: fixed level; medians need three samples", test_jobs_fixed},
     {"-j auto: climbs where instances scale, stays at 1 where they slow each other down", test_jobs_auto},
+    {"-j auto: what a run learnt starts the next one (cache line)", test_jobs_cache},
 };
 
 int main(int argc, char **argv) {
