@@ -14,6 +14,42 @@ use Time::HiRes qw(time);
 
 our @LIVE;    # every agent not yet closed, for the END block and signal handlers
 
+# Every timeout below is a hang guard, never a verdict: the seconds a caller gives are for an idle host and are
+# multiplied by UMLBED_TIMEOUT_SCALE (default 1, as for the runner) and, for an agent under valgrind, by 4 more.
+our $TIMEOUT_SCALE = $ENV{UMLBED_TIMEOUT_SCALE} // 1;
+die "UMLBED_TIMEOUT_SCALE wants a positive number (got '$TIMEOUT_SCALE')\n"
+    unless $TIMEOUT_SCALE =~ /^(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/ && $TIMEOUT_SCALE > 0;
+our $VALGRIND_FACTOR = 4;
+
+# Seconds at scale 1 to seconds on this host.
+sub scaled { return $_[0] * $TIMEOUT_SCALE }
+
+# Runs $code under an alarm of $secs seconds (a hang guard); returns false if the alarm cut it short. The handler
+# must die: Perl restarts waitpid() and the like after a signal whose handler returns.
+sub _guarded {
+    my ($secs, $code) = @_;
+    my $n = int($secs);
+    $n++ if $n < $secs;
+    my $done = eval {
+        local $SIG{ALRM} = sub { die "UmbAgent: hang guard\n" };
+        alarm($n > 0 ? $n : 1);
+        $code->();
+        alarm(0);
+        1;
+    };
+    alarm(0);
+    die $@ if !$done && $@ ne "UmbAgent: hang guard\n";
+    return $done;
+}
+
+# Orphaned processes of an instance (UML's helpers once their kernel is killed) are reparented to this process,
+# so close() can reap every one of them and knows, without polling, that none is left.
+# PR_SET_CHILD_SUBREAPER is 36 in <linux/prctl.h>; Perl has no binding for prctl().
+{
+    require 'sys/syscall.ph';
+    syscall(SYS_prctl(), 36, 1, 0, 0, 0) == 0 or warn "prctl(PR_SET_CHILD_SUBREAPER): $!";
+}
+
 sub pct {
     my ($s) = @_;
     return '-' if $s eq '';
@@ -67,6 +103,7 @@ sub _spawn {
     $self->{replies} = {};
     $self->{events} = [];
     $self->{t0} = time;
+    $self->{scale} //= $TIMEOUT_SCALE;
     push @LIVE, $self;
 }
 
@@ -87,6 +124,7 @@ sub host {
     my ($class, %o) = @_;
     my $self = bless {mode => 'host', tmp => tempdir('umlbed-agent-t.XXXXXX', TMPDIR => 1, CLEANUP => 0)}, $class;
     my @wrap = @{$o{wrap} // []};
+    $self->{scale} = $TIMEOUT_SCALE * ((grep { m{(?:^|/)valgrind$} } @wrap) ? $VALGRIND_FACTOR : 1);
     $self->_spawn(sub {
         my ($in, $out) = @_;
         POSIX::dup2(fileno $in, 0);
@@ -160,10 +198,11 @@ sub _parse {
     return $m;
 }
 
-# Reads messages until pred(message) holds; events and replies are filed on the way.
+# Reads messages until pred(message) holds; events and replies are filed on the way. Gives up (undef) after the
+# timeout: seconds at scale 1, a hang guard.
 sub _pump {
     my ($self, $pred, $timeout) = @_;
-    my $deadline = time + ($timeout // 30);
+    my $deadline = time + ($timeout // 30) * $self->{scale};
     for (;;) {
         my $l = $self->_line($deadline);
         return undef unless defined $l;
@@ -186,10 +225,11 @@ sub wait_ready {
 }
 
 # Writes bytes to the agent without ever blocking for good: it keeps reading the agent's output meanwhile (a
-# guest blocked on a full reply pipe would otherwise never read ours), and gives up after the timeout.
+# guest blocked on a full reply pipe would otherwise never read ours), and gives up after the timeout (seconds at
+# scale 1, a hang guard).
 sub send_raw {
     my ($self, $bytes, $timeout) = @_;
-    my $deadline = time + ($timeout // 60);
+    my $deadline = time + ($timeout // 60) * $self->{scale};
     my $ws = IO::Select->new($self->{to});
     local $SIG{PIPE} = 'IGNORE';
     while (length $bytes) {
@@ -250,34 +290,36 @@ sub console {
     return scalar <$fh>;
 }
 
-# Waits for the instance to end by itself (after poweroff); returns its wait status or undef on timeout.
+# Waits for the instance to end by itself (after poweroff); returns its wait status, or undef if the hang guard
+# (seconds at scale 1) ran out.
 sub wait_exit {
     my ($self, $timeout) = @_;
-    my $deadline = time + ($timeout // 30);
-    while (time < $deadline) {
-        my $r = waitpid($self->{pid}, WNOHANG);
-        if ($r == $self->{pid}) {
+    return $self->{status} if $self->{reaped};
+    _guarded(($timeout // 30) * $self->{scale}, sub {
+        if (waitpid($self->{pid}, 0) == $self->{pid}) {
             $self->{status} = $?;
             $self->{reaped} = 1;
-            return $?;
         }
-        select undef, undef, undef, 0.01;
-    }
-    return undef;
+    });
+    return $self->{reaped} ? $self->{status} : undef;
 }
 
-# Kills the whole process group (UML and its helpers) and removes the temp folder; safe to call twice.
+# Kills the whole process group (UML and its helpers), reaps every process of it, and removes the temp folder;
+# safe to call twice. Afterwards no process of the group exists (not even a zombie), unless the hang guard ran out.
 sub close {
     my ($self) = @_;
     return if $self->{closed}++;
     if ($self->{pid}) {
-        kill 'KILL', -$self->{pid};
-        waitpid($self->{pid}, 0) unless $self->{reaped};
-        # Wait until no process of the group is left (UML's helpers die with their kernel).
-        for (1 .. 500) {
-            last unless kill 0, -$self->{pid};
-            select undef, undef, undef, 0.01;
-        }
+        my $pgid = $self->{pid};
+        kill 'KILL', -$pgid;
+        # As subreaper this process inherits every orphan of the group before it can reap the orphan's parent,
+        # so waiting for the group's members until there is none (ECHILD) waits exactly until all are gone.
+        my $reaped = _guarded(30 * $self->{scale}, sub {
+            while ((my $r = waitpid(-$pgid, 0)) > 0) {
+                @$self{qw(status reaped)} = ($?, 1) if $r == $pgid;
+            }
+        });
+        warn "UmbAgent: processes of group $pgid still there after the hang guard\n" unless $reaped;
     }
     # Only now: closing first could block on a pipe that the dead guest no longer reads.
     close $self->{to} if $self->{to};
