@@ -143,6 +143,8 @@ sub run {
         is((okr($a, "sharer $c pages", $c, 'pages', $h->($A), 2))[0], 'FF', "sharer $c: both pages present");
     }
 
+    loop_controls($a, $uml ? '/tmp' : $sh, $w, $c[0], $h->($A));
+
     # exec.
     my @e = okr($a, 'exec echo', $w, 'exec', pct($tp), 'echo', 'a%20b', 'c');
     is($e[0], 'exit:0', 'exec: exit status');
@@ -197,9 +199,14 @@ sub run {
     is($ev && $ev->{fields}[1], 'exit:7', 'exited event with the exit code');
     errr($a, 'ESRCH', 'a request to an exited worker', $c[2], 'hello');
 
-    # A worker killed with requests outstanding: they get ECHILD, then the exited event.
-    my $lid = $a->send($c[0], 'loop', $h->($A), $PS, 'r', 4294967296);
+    # A worker killed with requests outstanding: they get ECHILD, then the exited event. Its loop runs until
+    # stopped, and PID 1's loopwait returns once it is running: the kill surely meets a running request.
+    my $kctl = ($uml ? '/tmp' : $sh) . '/ctl-kill';
+    okr($a, 'create the busy worker\'s loop control', 1, 'create', pct($kctl), $PS);
+    my $lid = $a->send($c[0], 'loop', $h->($A), $PS, 'r', 0, pct($kctl));
     my $hid = $a->send($c[0], 'hello');
+    is(join(' ', okr($a, 'loopwait for the busy worker', 1, 'loopwait', pct($kctl), 1)), '1 0',
+        'the busy worker is in its loop');
     my @k = okr($a, 'kill a busy worker', $w, 'exec', pct($tp), 'kill', $c[0], 9);
     is($k[0], 'exit:0', 'kill ran');
     my ($rl, $rh) = ($a->reply($lid), $a->reply($hid));
@@ -224,6 +231,55 @@ sub run {
     okr($a, 'PID 1 still answers after all the bad input', 1, 'hello');
     okr($a, 'the worker still answers after all the bad input', $w, 'hello');
     return {worker => $w, sharers => [$c[1]], A => $A, P => $P, file => $f};
+}
+
+# loop with a control file, loopwait and loopstop (docs/protocol.md, "Loop controls"). $d: a folder for the control
+# files (tmpfs /tmp in UML); $w, $v: two workers that map $A.
+sub loop_controls {
+    my ($a, $d, $w, $v, $A) = @_;
+    my $ctl = pct("$d/ctl-run");
+    okr($a, 'create a loop control', 1, 'create', $ctl, $PS);
+    # Two loops without a count; PID 1 waits for both to start, then stops them.
+    my @lids = map { $a->send($_, 'loop', $A, 2 * $PS, 'r', 0, $ctl) } $w, $v;
+    is(join(' ', okr($a, 'loopwait CTL 2', 1, 'loopwait', $ctl, 2)), '2 0', 'loopwait: STARTED 2, UNSTARTED 0');
+    is(join(' ', okr($a, 'loopwait for fewer than have started', 1, 'loopwait', $ctl, 1)), '2 0',
+        'loopwait returns at once when enough loops are counted');
+    is(join(' ', okr($a, 'loopstop', 1, 'loopstop', $ctl)), '2 0', 'loopstop: STARTED UNSTARTED');
+    for my $i (0, 1) {
+        my $r = $a->reply($lids[$i]);
+        ok($r && $r->{ok} && ($r->{fields}[0] // '') =~ /^\d+$/ && $r->{fields}[0] >= 1,
+            "stopped loop $i returns its iterations, at least its first pass") or diag($r ? $r->{line} : 'no reply');
+    }
+    my $cc = pct("$d/ctl-count");
+    okr($a, 'create a loop control for a counted loop', 1, 'create', $cc, $PS);
+    is((okr($a, 'loop COUNT 3 with CTL', $w, 'loop', $A, $PS, 'r', 3, $cc))[0], 3, 'with CTL, COUNT still ends the loop');
+    is(join(' ', okr($a, 'loopwait after a counted loop', 1, 'loopwait', $cc, 1)), '1 0', 'the counted loop started');
+
+    # A stop set before a loop begins: it makes no pass and counts as unstarted.
+    my $pre = pct("$d/ctl-pre");
+    okr($a, 'create a second loop control', 1, 'create', $pre, $PS);
+    is(join(' ', okr($a, 'loopstop before any loop', 1, 'loopstop', $pre)), '0 0', 'loopstop: nothing counted yet');
+    is((okr($a, 'loop after the stop', $w, 'loop', $A, $PS, 'r', 0, $pre))[0], 0, 'a loop stopped before it began: 0');
+    is(join(' ', okr($a, 'loopwait counts it', 1, 'loopwait', $pre, 1)), '0 1', 'it counts as unstarted');
+
+    # A loop that faults before its first pass is unstarted too, so a waiter is not left waiting for it.
+    my $bad = pct("$d/ctl-fault");
+    okr($a, 'create a third loop control', 1, 'create', $bad, $PS);
+    errr($a, 'EFAULT', 'loop with CTL on unmapped memory', $w, 'loop', '0x10', 1, 'r', 0, $bad);
+    is(join(' ', okr($a, 'loopwait after the fault', 1, 'loopwait', $bad, 1)), '0 1', 'the faulted loop is unstarted');
+
+    # A CTL shorter than a page, or none at all.
+    my $short = pct("$d/ctl-short");
+    okr($a, 'create a short control file', 1, 'create', $short, $PS - 1);
+    errr($a, 'EINVAL', 'loop with a CTL shorter than a page', $w, 'loop', $A, $PS, 'r', 0, $short);
+    errr($a, 'EINVAL', 'loopwait on a CTL shorter than a page', 1, 'loopwait', $short, 1);
+    errr($a, 'EINVAL', 'loopstop on a CTL shorter than a page', 1, 'loopstop', $short);
+    my $none = pct("$d/ctl-none");
+    errr($a, 'ENOENT', 'loop with a missing CTL', $w, 'loop', $A, $PS, 'r', 0, $none);
+    errr($a, 'ENOENT', 'loopwait on a missing CTL', 1, 'loopwait', $none, 1);
+    errr($a, 'ENOENT', 'loopstop on a missing CTL', 1, 'loopstop', $none);
+    errr($a, 'EINVAL', 'loop with CTL and a count above 2^32', $w, 'loop', $A, $PS, 'r', 4294967297, $ctl);
+    okr($a, 'the worker answers after its loops', $w, 'hello');
 }
 
 # Sends lines in batches of at most 3000 bytes, waiting for each batch's replies: stock UML serial lines stall
