@@ -151,6 +151,30 @@ sub boot_args {
 
 my $instances = 0;
 
+# The CPUs this process may run on (its affinity mask, e.g. under `taskset -c 1`), in order.
+sub _allowed_cpus {
+	if (open(my $fh, '<', '/proc/self/status')) {
+		while (my $line = <$fh>) {
+			next unless $line =~ /^Cpus_allowed_list:\s*(\S+)/;
+			my @cpus;
+			for my $part (split /,/, $1) {
+				my ($lo, $hi) = $part =~ /^(\d+)(?:-(\d+))?$/ or next;
+				push @cpus, $lo .. ($hi // $lo);
+			}
+			return @cpus if @cpus;
+		}
+	}
+	return ();
+}
+
+# Whole seconds for alarm(), which truncates (and alarm(0) would disarm the guard).
+sub _alarm_secs {
+	my ($secs) = @_;
+	my $n = int($secs);
+	$n++ if $n < $secs;
+	return $n > 0 ? $n : 1;
+}
+
 # Boots argv in its own process group with stdin /dev/null, stdout+stderr and fd 3 on pipes, all temp files in
 # $o{tmpdir}. Waits for both pipes to close or for the timeout, which kills the group. Returns a hash with console,
 # tap, status, timed_out, seconds and first_tap (seconds to the first byte on fd 3).
@@ -159,11 +183,12 @@ sub boot {
 	my @argv = @{ $o{argv} };
 	my $timeout = ($o{timeout} // 60) * $TIMEOUT_SCALE;
 
-	# Pinning an instance to one CPU makes its page faults several times faster.
-	my $ncpu = `nproc 2>/dev/null` || 1;
-	chomp $ncpu;
-	my $cpu = $instances++ % $ncpu;
-	unshift @argv, 'taskset', '-c', $cpu if system('command -v taskset >/dev/null') == 0;
+	# Pinning an instance to one CPU makes its page faults several times faster. The CPU comes from this
+	# process's affinity mask, so a test run under `taskset -c N` pins its instances inside it.
+	my @cpus = _allowed_cpus();
+	if (@cpus && system('command -v taskset >/dev/null') == 0) {
+		unshift @argv, 'taskset', '-c', $cpus[ $instances++ % @cpus ];
+	}
 
 	pipe(my $con_r, my $con_w) or die "pipe: $!";
 	pipe(my $tap_r, my $tap_w) or die "pipe: $!";
@@ -216,7 +241,7 @@ sub boot {
 	{
 		local $SIG{ALRM} = sub { $r{timed_out} = 1; _kill_tree($pid) };
 		_kill_tree($pid) if $r{timed_out};
-		alarm(int($deadline - time) + 2);
+		alarm(_alarm_secs($deadline - time + 2));
 		waitpid($pid, 0);
 		$r{status} = $?;
 		alarm(0);
@@ -227,12 +252,15 @@ sub boot {
 	1 while waitpid(-1, WNOHANG) > 0;
 	$r{outlived} = (grep { $_->[1] ne 'Z' } values %{ _descendants() }) || kill(0, -$pid) ? 1 : 0;
 	_kill_tree($pid);
-	{
-		local $SIG{ALRM} = sub { };
-		alarm(5);
+	# A hang guard only: SIGKILLed processes end, and waitpid() returns ECHILD once the last is reaped. The handler
+	# dies, because Perl restarts waitpid() after a handler that returns.
+	eval {
+		local $SIG{ALRM} = sub { die "reap guard\n" };
+		alarm(_alarm_secs(30 * $TIMEOUT_SCALE));
 		1 while waitpid(-1, 0) > 0;
 		alarm(0);
-	}
+	};
+	alarm(0);
 	$r{leftover} = (%{ _descendants() } || kill(0, -$pid)) ? 1 : 0;
 	$live_pgid = undef;
 	close $con_r;
