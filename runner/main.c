@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "jobs.h"
+#include "reaper.h"
 #include "scenario.h"
 
 typedef struct job {
@@ -50,7 +51,7 @@ static struct {
   int tty;
   const char *junit;
   const char *json;
-  uv_signal_t sigint, sigterm;
+  uv_signal_t sigint, sigterm, sighup;
   char gdbdir[PATH_MAX];
   char fuzz_note[1024]; /* umlbed fuzz: the seeds, printed after the plan so a failure can be replayed. */
 } g;
@@ -104,7 +105,7 @@ static const char *usage =
     "keeps what it measured, default BUILD/jobs-auto.cache; empty: nowhere)\n"
     "\n"
     "exit status: 0 all scenarios ok or skipped, 1 some failed, 2 usage or setup error,\n"
-    "130 interrupted.\n";
+    "128 + the signal when stopped by one (130 SIGINT, 143 SIGTERM, 129 SIGHUP).\n";
 
 static char *build_dir(void) {
   char exe[PATH_MAX];
@@ -389,6 +390,7 @@ static void start_next(void) {
   if (g.running == 0 && (g.next == g.njobs || g.interrupted)) {
     uv_close((uv_handle_t *)&g.sigint, NULL);
     uv_close((uv_handle_t *)&g.sigterm, NULL);
+    uv_close((uv_handle_t *)&g.sighup, NULL);
   }
 }
 
@@ -500,6 +502,7 @@ static int write_json(const char *path) {
 static const char *write_gdb_script(char **breaks, int nbreaks, int interactive) {
   snprintf(g.gdbdir, sizeof g.gdbdir, "%s/umlbed-gdb-XXXXXX", g.cfg.tmpbase);
   if (mkdtemp(g.gdbdir) == NULL) return NULL;
+  umb_reaper_add_dir(g.gdbdir);
   static char path[PATH_MAX + 16];
   snprintf(path, sizeof path, "%s/script.gdb", g.gdbdir);
   FILE *f = fopen(path, "w");
@@ -529,6 +532,7 @@ static void remove_gdb_dir(void) {
   snprintf(path, sizeof path, "%s/script.gdb", g.gdbdir);
   unlink(path);
   rmdir(g.gdbdir);
+  umb_reaper_del_dir(g.gdbdir);
 }
 
 int main(int argc, char **argv) {
@@ -695,6 +699,17 @@ int main(int argc, char **argv) {
   g.cfg.agent = realpath(agent, areal) ? areal : agent;
   const char *tmp = getenv("TMPDIR");
   g.cfg.tmpbase = tmp && *tmp ? tmp : "/tmp";
+  struct stat tst;
+  if (stat(g.cfg.tmpbase, &tst) || !S_ISDIR(tst.st_mode) || strchr(g.cfg.tmpbase, '\n')) {
+    fprintf(stderr, "umlbed: TMPDIR %s is not a folder\n", g.cfg.tmpbase);
+    status = 2;
+    goto out;
+  }
+  /* What killed runners left behind goes first; then a reaper makes sure this runner leaves nothing either,
+   * however it ends. It is forked before libuv starts any thread. */
+  umb_stale_clean(g.cfg.tmpbase);
+  int rrc = umb_reaper_start();
+  if (rrc) fprintf(stderr, "umlbed: no reaper (%s): a killed runner may leave instances behind\n", strerror(-rrc));
   if (gdb) {
     if (g.njobs != 1) {
       fprintf(stderr, "umlbed: --gdb runs exactly one scenario (got %d; use --filter)\n", g.njobs);
@@ -721,6 +736,9 @@ int main(int argc, char **argv) {
   uv_signal_init(g.loop, &g.sigterm);
   uv_signal_start(&g.sigint, on_signal, SIGINT);
   uv_signal_start(&g.sigterm, on_signal, SIGTERM);
+  /* A closed terminal or a dropped ssh session is a request to stop like SIGTERM. */
+  uv_signal_init(g.loop, &g.sighup);
+  uv_signal_start(&g.sighup, on_signal, SIGHUP);
   printf("TAP version 13\n1..%d\n", g.njobs);
   if (g.fuzz_note[0]) printf("# %s\n", g.fuzz_note);
   fflush(stdout);
@@ -736,6 +754,7 @@ int main(int argc, char **argv) {
   int rc = uv_loop_close(g.loop);
   if (rc) fprintf(stderr, "umlbed: loop not closed cleanly: %s\n", uv_strerror(rc));
   remove_gdb_dir();
+  umb_reaper_stop();
 
   int bad = 0;
   for (int i = 0; i < g.njobs; i++)
@@ -745,6 +764,7 @@ int main(int argc, char **argv) {
   status = g.interrupted ? 128 + g.interrupted : bad;
 
 out:
+  umb_reaper_stop();
   for (int i = 0; i < g.njobs; i++) {
     free(g.jobs[i].file);
     free(g.jobs[i].name);

@@ -1,5 +1,6 @@
 /* scenario.c: runs one scenario: its folder, Lua state and coroutine, its vms, timeout and verdict. */
 #include "scenario.h"
+#include "reaper.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -297,6 +298,8 @@ static int make_dirs(umb_scen *sc) {
     sc->dir[0] = '\0';
     return -errno;
   }
+  /* From here on, a runner that dies any death leaves the folder to the reaper. */
+  umb_reaper_add_dir(sc->dir);
   snprintf(sc->root, sizeof sc->root, "%s/root", sc->dir);
   static const char *sub[] = {"", "/shared", "/proc", "/sys", "/dev", "/tmp"};
   for (size_t i = 0; i < sizeof sub / sizeof sub[0]; i++) {
@@ -321,7 +324,16 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
 
 static void rm_work(uv_work_t *w) {
   umb_scen *sc = w->data;
-  if (!sc->kept && sc->dir[0]) nftw(sc->dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+  if (!sc->dir[0]) return;
+  if (!sc->kept) {
+    nftw(sc->dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    return;
+  }
+  /* Kept on purpose: a later runner's clean-up of dead runners' folders must leave it. */
+  char mark[sizeof sc->dir + 32];
+  snprintf(mark, sizeof mark, "%s/%s", sc->dir, UMB_KEPT_MARK);
+  int fd = open(mark, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  if (fd >= 0) close(fd);
 }
 
 static void on_timer_closed(uv_handle_t *h) {
@@ -329,14 +341,19 @@ static void on_timer_closed(uv_handle_t *h) {
   if (--sc->nclosing == 0 && sc->done_cb) sc->done_cb(sc);
 }
 
-static void after_rm(uv_work_t *w, int status) {
-  umb_scen *sc = w->data;
-  (void)status;
-  free(w);
+static void rm_done(umb_scen *sc) {
+  if (sc->dir[0]) umb_reaper_del_dir(sc->dir);
   sc->nclosing = 3;
   uv_close((uv_handle_t *)&sc->timer, on_timer_closed);
   uv_close((uv_handle_t *)&sc->grace, on_timer_closed);
   uv_close((uv_handle_t *)&sc->runq, on_timer_closed);
+}
+
+static void after_rm(uv_work_t *w, int status) {
+  umb_scen *sc = w->data;
+  (void)status;
+  free(w);
+  rm_done(sc);
 }
 
 static void after_vms(umb_scen *sc) {
@@ -356,7 +373,10 @@ static void after_vms(umb_scen *sc) {
   sc->kept = sc->dir[0] && (sc->cfg->keep || (!sc->interrupted && sc->verdict >= UMB_FAILED));
   uv_work_t *w = calloc(1, sizeof *w);
   if (w == NULL) {
-    after_rm(NULL, 0);
+    /* No memory for a work request: remove the folder on the loop thread instead. */
+    uv_work_t now = {.data = sc};
+    rm_work(&now);
+    rm_done(sc);
     return;
   }
   w->data = sc;

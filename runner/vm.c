@@ -1,5 +1,6 @@
 /* vm.c: one UML instance: spawn in its own process group, console scanning, protocol requests, kill and reap. */
 #include "umlbed.h"
+#include "reaper.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -117,6 +118,7 @@ static void vm_check_gone(umb_vm *vm) {
                      VM_GONE_LIMIT_MS);
   uv_timer_stop(&vm->gone_timer);
   vm->gone = 1;
+  if (!alive) umb_reaper_del_group(vm->pid);
   vm_report_dead(vm);
   vm_emit(vm, UMB_VM_GONE);
 }
@@ -528,6 +530,8 @@ int umb_vm_spawn(uv_loop_t *loop, const umb_vm_options *opt, umb_vm_event_cb cb,
   }
   vm->nhandles = 1;
   vm->pid = vm->proc.pid;
+  /* Interactive gdb shares the runner's group: only a detached instance is a group of its own to kill. */
+  if (po.flags & UV_PROCESS_DETACHED) umb_reaper_add_group(vm->pid);
   close(con[1]);
   close(tx[0]);
   close(rx[1]);

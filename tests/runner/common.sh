@@ -33,12 +33,15 @@ awk -v s="$SCALE" 'BEGIN { exit !(s + 0 > 0) }' || { echo "Bail out! UMLBED_TIME
 scaled() { awk -v n="$1" -v s="$SCALE" 'BEGIN { x = n * s; printf "%d", x == int(x) ? x : int(x) + 1 }'; }
 # At least A seconds (the timer cannot fire early), and less than B (a hang guard, not a speed limit).
 within() { awk -v x="$1" -v a="$2" -v b="$3" 'BEGIN { exit !(x >= a && x < b) }'; }
-# SIGINT in the middle of a scenario: sigint_cleanup WHAT RUN-ARGS... starts the runner with UMLBED_READY_FIFO set;
-# the scenario writes a line to that FIFO once its guest is where the interrupt should hit (the event, not a
-# delay). Then it interrupts the runner and checks that no guest process and no folder is left.
-sigint_cleanup() {
-  what=$1
-  shift
+# A signal in the middle of a scenario: signal_cleanup SIG WHAT RUN-ARGS... starts the runner with
+# UMLBED_READY_FIFO set; the scenario writes a line to that FIFO once its guest is where the signal should hit (the
+# event, not a delay). Then it sends SIG to the runner and checks that no guest process and no folder is left.
+# INT, TERM and HUP are handled by the runner (exit 128 + the signal); KILL is not, and the runner's reaper must
+# clean up: the test waits for the reaper process to exit (the event) before it looks.
+signal_cleanup() {
+  sig=$1
+  what=$2
+  shift 2
   fifo=$T/ready.fifo
   rm -f "$fifo"
   mkfifo "$fifo"
@@ -49,17 +52,25 @@ sigint_cleanup() {
   pid=$!
   guard=$(scaled 120)
   if timeout "$guard" head -n 1 <&5 >"$T/ready"; then
-    ok 0 "SIGINT: the $what scenario got ready ($(cat "$T/ready"))"
+    ok 0 "SIG$sig: the $what scenario got ready ($(cat "$T/ready"))"
   else
-    ok 1 "SIGINT: the $what scenario got ready (no line on its FIFO within the ${guard}s guard)"
+    ok 1 "SIG$sig: the $what scenario got ready (no line on its FIFO within the ${guard}s guard)"
     diag "$T/err"
   fi
   exec 5>&-
-  check "SIGINT: $what was running" running "umid=umlbed-$pid-"
-  kill -INT $pid
-  wait $pid
+  check "SIG$sig: $what was running" running "umid=umlbed-$pid-"
+  # The reaper: the runner's child that is the runner's own program, not a kernel.
+  reaper=$(pgrep -P $pid -f "^$UMLBED run" | head -n 1)
+  check "SIG$sig: the runner has a reaper" [ -n "$reaper" ]
+  kill -"$sig" $pid
+  { wait $pid; } 2>/dev/null
   rc=$?
-  check "SIGINT: exit status 130" [ "$rc" = 130 ]
-  check "SIGINT: no $what process left" not running "umid=umlbed-$pid-"
-  check "SIGINT: no run folder left" [ "$(leftover_dirs)" = 0 ]
+  case $sig in INT) want=130 ;; TERM) want=143 ;; HUP) want=129 ;; KILL) want=137 ;; esac
+  check "SIG$sig: exit status $want" [ "$rc" = "$want" ]
+  if [ -n "$reaper" ]; then
+    check "SIG$sig: the reaper ends" timeout "$(scaled 30)" tail --pid="$reaper" -f /dev/null
+  fi
+  check "SIG$sig: no $what process left" not running "umid=umlbed-$pid-"
+  check "SIG$sig: no run folder left" [ "$(leftover_dirs)" = 0 ]
 }
+sigint_cleanup() { signal_cleanup INT "$@"; }

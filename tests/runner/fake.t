@@ -96,6 +96,24 @@ rm -rf "$TMPDIR"/umlbed-*
 # SIGINT in the middle of a scenario: wait until the fake guest is up, interrupt, check nothing is left. The
 # runner's own timeout is only a hang guard, longer than sigint_cleanup's wait for the guest.
 sigint_cleanup "fake guest" $F --timeout "$(scaled 300)" "$SCEN/fake-hang.lua"
+signal_cleanup TERM "fake guest" $F --timeout "$(scaled 300)" "$SCEN/fake-hang.lua"
+signal_cleanup KILL "fake guest" $F --timeout "$(scaled 300)" "$SCEN/fake-hang.lua"
+
+# Folders of runners that died without a reaper (or before one existed) go at the next run, unless kept on
+# purpose (a failed run's folder, --keep). A pid that has exited stands for the dead runner.
+sh -c 'exit 0' &
+dead=$!
+wait $dead
+mkdir -p "$TMPDIR/umlbed-$dead-stale/vm0" "$TMPDIR/umlbed-$dead-kept" "$TMPDIR/umlbed-$$-alive"
+touch "$TMPDIR/umlbed-$dead-kept/.umlbed-kept"
+run run $F "$SCEN/fake-ok.lua"
+check "stale folder of a dead runner removed" [ ! -e "$TMPDIR/umlbed-$dead-stale" ]
+check "kept folder of a dead runner left alone" [ -d "$TMPDIR/umlbed-$dead-kept" ]
+check "folder of a live runner left alone" [ -d "$TMPDIR/umlbed-$$-alive" ]
+rm -rf "$TMPDIR"/umlbed-*
+run run $F "$SCEN/fake-fail.lua"
+check "a failed run's kept folder is marked kept" [ -e "$(ls -d "$TMPDIR"/umlbed-*)/.umlbed-kept" ]
+rm -rf "$TMPDIR"/umlbed-*
 
 # t:go tasks: concurrent guest calls from one scenario.
 export FAKE_KERNEL=$(realpath "$UMLBED_TEST")

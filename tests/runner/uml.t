@@ -74,6 +74,20 @@ rm -rf "$TMPDIR"/umlbed-*
 # SIGINT once the guest runs its busy loop: no UML process and no folder may be left. The runner's own timeout
 # is only a hang guard, longer than sigint_cleanup's wait for the loop to start.
 sigint_cleanup UML $K --timeout "$(scaled 300)" "$SCEN/uml-hang.lua"
+# Killed or hung up while the guest loops: nothing may outlive the runner, however it ends.
+signal_cleanup KILL UML $K --timeout "$(scaled 300)" "$SCEN/uml-hang.lua"
+signal_cleanup HUP UML $K --timeout "$(scaled 300)" "$SCEN/uml-hang.lua"
+# SIGKILL during boots: no ready event to wait for, so the kill lands wherever the boots are; the reaper ends
+# what the runner registered and whatever runs inside its run folders.
+UMLBED_READY_FIFO= "$UMLBED" run $K -j 2 "$SRC/scenarios/shared-refault.lua" "$SRC/scenarios/private-cow.lua" >/dev/null 2>&1 &
+pid=$!
+until running "umid=umlbed-$pid-" || ! kill -0 $pid 2>/dev/null; do :; done
+reaper=$(pgrep -P $pid -f "^$UMLBED run" | head -n 1)
+kill -KILL $pid
+{ wait $pid; } 2>/dev/null
+[ -n "$reaper" ] && timeout "$(scaled 30)" tail --pid="$reaper" -f /dev/null
+check "SIGKILL during boot: no UML process left" not running "umid=umlbed-$pid-"
+check "SIGKILL during boot: no run folder left" [ "$(leftover_dirs)" = 0 ]
 
 if command -v gdb >/dev/null; then
   # gdb reads the kernel's DWARF (tens of MB) before UML boots: a generous timeout, as a hang guard only.

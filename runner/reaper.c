@@ -1,0 +1,200 @@
+/* reaper.c: the watchdog that ends a dead runner's UML process groups and removes its run folders. */
+#include "reaper.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define REAPER_GROUPS_MAX 4096
+#define REAPER_DIRS_MAX 4096
+
+static int reaper_fd = -1;
+static pid_t reaper_pid;
+
+static void send_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void send_line(const char *fmt, ...) {
+  char line[PATH_MAX + 16];
+  if (reaper_fd < 0) return;
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  if (n <= 0 || (size_t)n >= sizeof line) return;
+  /* One write of less than PIPE_BUF bytes is atomic; the reaper never reads slower than a few lines. */
+  while (write(reaper_fd, line, (size_t)n) < 0 && errno == EINTR) {
+  }
+}
+
+void umb_reaper_add_group(pid_t pgid) {
+  if (pgid > 1) send_line("G+ %d\n", (int)pgid);
+}
+void umb_reaper_del_group(pid_t pgid) {
+  if (pgid > 1) send_line("G- %d\n", (int)pgid);
+}
+void umb_reaper_add_dir(const char *dir) {
+  if (dir && *dir == '/' && !strchr(dir, '\n')) send_line("D+ %s\n", dir);
+}
+void umb_reaper_del_dir(const char *dir) {
+  if (dir && *dir == '/' && !strchr(dir, '\n')) send_line("D- %s\n", dir);
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+  (void)st, (void)ftw;
+  if (flag == FTW_DP) rmdir(path);
+  else unlink(path);
+  return 0;
+}
+
+static int inside(const char *path, const char *dir) {
+  size_t n = strlen(dir);
+  return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+/* SIGKILLs every process whose working directory is inside dir (and its group, unless that is the runner's);
+ * returns how many it found. */
+static int kill_inside(const char *dir, pid_t runner_pgid) {
+  DIR *d = opendir("/proc");
+  if (d == NULL) return 0;
+  int found = 0;
+  pid_t self = getpid();
+  for (struct dirent *e; (e = readdir(d));) {
+    char *end;
+    long pid = strtol(e->d_name, &end, 10);
+    if (*end || pid <= 1 || pid == self) continue;
+    char link[64], cwd[PATH_MAX];
+    snprintf(link, sizeof link, "/proc/%ld/cwd", pid);
+    ssize_t n = readlink(link, cwd, sizeof cwd - 1);
+    if (n <= 0) continue;
+    cwd[n] = '\0';
+    if (!inside(cwd, dir)) continue;
+    found++;
+    pid_t pgid = getpgid((pid_t)pid);
+    if (pgid > 1 && pgid != runner_pgid && pgid != getpgrp()) kill(-pgid, SIGKILL);
+    kill((pid_t)pid, SIGKILL);
+  }
+  closedir(d);
+  return found;
+}
+
+static void __attribute__((noreturn)) reaper_main(int fd, pid_t runner_pgid) {
+  static pid_t groups[REAPER_GROUPS_MAX];
+  static char *dirs[REAPER_DIRS_MAX];
+  int ngroups = 0, ndirs = 0;
+  char buf[PATH_MAX + 16];
+  size_t len = 0;
+  for (;;) {
+    ssize_t n = read(fd, buf + len, sizeof buf - 1 - len);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    len += (size_t)n;
+    char *nl;
+    while ((nl = memchr(buf, '\n', len))) {
+      *nl = '\0';
+      if (!strncmp(buf, "G+ ", 3) && ngroups < REAPER_GROUPS_MAX) {
+        groups[ngroups++] = (pid_t)atoi(buf + 3);
+      } else if (!strncmp(buf, "G- ", 3)) {
+        pid_t g = (pid_t)atoi(buf + 3);
+        for (int i = 0; i < ngroups; i++)
+          if (groups[i] == g) groups[i--] = groups[--ngroups];
+      } else if (!strncmp(buf, "D+ ", 3) && ndirs < REAPER_DIRS_MAX) {
+        dirs[ndirs] = strdup(buf + 3);
+        if (dirs[ndirs]) ndirs++;
+      } else if (!strncmp(buf, "D- ", 3)) {
+        for (int i = 0; i < ndirs; i++)
+          if (!strcmp(dirs[i], buf + 3)) {
+            free(dirs[i]);
+            dirs[i--] = dirs[--ndirs];
+          }
+      }
+      len -= (size_t)(nl + 1 - buf);
+      memmove(buf, nl + 1, len);
+    }
+    if (len == sizeof buf - 1) len = 0; /* A line longer than any registration: drop it. */
+  }
+  /* The runner is gone. Anything still registered was live: end it. */
+  for (int i = 0; i < ngroups; i++) kill(-groups[i], SIGKILL);
+  for (int i = 0; i < ndirs; i++) {
+    /* A process found is killed; look again until none is left (a killed one is gone from the scan once it is a
+     * zombie, and one forked meanwhile is found next time). Bounded by rounds, not by time. */
+    for (int round = 0; round < 10000 && kill_inside(dirs[i], runner_pgid) > 0; round++) {
+    }
+    nftw(dirs[i], rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+  }
+  _exit(0);
+}
+
+int umb_reaper_start(void) {
+  int p[2];
+  if (pipe2(p, O_CLOEXEC)) return -errno;
+  pid_t runner_pgid = getpgrp();
+  pid_t pid = fork();
+  if (pid < 0) {
+    int e = -errno;
+    close(p[0]);
+    close(p[1]);
+    return e;
+  }
+  if (pid == 0) {
+    /* Out of the runner's session: a closed terminal or Ctrl-C must not end the reaper before the runner. */
+    setsid();
+    int null = open("/dev/null", O_RDWR);
+    if (null >= 0) {
+      dup2(null, 0);
+      dup2(null, 1);
+      dup2(null, 2);
+    }
+    if (dup2(p[0], 3) < 0) _exit(1);
+    close_range(4, ~0U, 0);
+    struct sigaction sa = {.sa_handler = SIG_DFL};
+    sigemptyset(&sa.sa_mask);
+    for (int s = 1; s < NSIG; s++) sigaction(s, &sa, NULL);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    reaper_main(3, runner_pgid);
+  }
+  close(p[0]);
+  reaper_fd = p[1];
+  reaper_pid = pid;
+  return 0;
+}
+
+void umb_reaper_stop(void) {
+  if (reaper_fd < 0) return;
+  close(reaper_fd);
+  reaper_fd = -1;
+  while (waitpid(reaper_pid, NULL, 0) < 0 && errno == EINTR) {
+  }
+}
+
+int umb_stale_clean(const char *tmpbase) {
+  DIR *d = opendir(tmpbase);
+  if (d == NULL) return 0;
+  int removed = 0;
+  for (struct dirent *e; (e = readdir(d));) {
+    int pid = 0, used = 0;
+    if (sscanf(e->d_name, "umlbed-%d-%n", &pid, &used) != 1 || used == 0 || pid <= 1 || pid == getpid()) continue;
+    /* Alive (or another user's, EPERM): not ours to touch. */
+    if (kill(pid, 0) == 0 || errno != ESRCH) continue;
+    char path[PATH_MAX], mark[PATH_MAX + 32];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/%s", tmpbase, e->d_name);
+    if (lstat(path, &st) || !S_ISDIR(st.st_mode) || st.st_uid != getuid()) continue;
+    snprintf(mark, sizeof mark, "%s/%s", path, UMB_KEPT_MARK);
+    if (access(mark, F_OK) == 0) continue;
+    nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    removed++;
+  }
+  closedir(d);
+  return removed;
+}

@@ -1,0 +1,31 @@
+/* reaper.h: a watchdog process that outlives a killed runner just long enough to end its instances and folders. */
+#ifndef UMLBED_REAPER_H
+#define UMLBED_REAPER_H
+
+#include <sys/types.h>
+
+/*
+ * The runner tells the reaper, over a pipe only the runner holds, which process groups and run folders are live.
+ * When the pipe reaches EOF (the runner exited or was killed, even by SIGKILL) the reaper SIGKILLs every group
+ * still registered and every process whose working directory is inside a registered folder (this catches an
+ * instance spawned just before the runner died, before its group was registered), removes the folders, and exits.
+ * It runs in a session of its own, so the terminal's SIGINT or SIGHUP does not reach it.
+ */
+
+/* Forks the reaper. Call once, before any thread or child exists. Returns 0 or a negative errno. */
+int umb_reaper_start(void);
+/* Registrations; no-ops when the reaper is not running. A folder path must not contain a newline. */
+void umb_reaper_add_group(pid_t pgid);
+void umb_reaper_del_group(pid_t pgid);
+void umb_reaper_add_dir(const char *dir);
+void umb_reaper_del_dir(const char *dir);
+/* Normal exit: close the pipe with nothing registered and wait for the reaper to end. */
+void umb_reaper_stop(void);
+
+/* Marks a run folder as kept on purpose (a failed run, --keep), so that umb_stale_clean() leaves it. */
+#define UMB_KEPT_MARK ".umlbed-kept"
+/* Removes TMPBASE/umlbed-PID-* folders of this user whose runner PID is gone and that are not marked kept;
+ * returns how many it removed. */
+int umb_stale_clean(const char *tmpbase);
+
+#endif
