@@ -23,6 +23,7 @@ help:
 	@echo "make runner     build the umlbed runner"
 	@echo "make checkpatch run the kernel's checkpatch.pl --strict on patches/"
 	@echo "make mutants    build the deliberately broken kernels and show which scenarios catch each"
+	@echo "make soak       run scenarios/ again and again under load (bench/soak.sh: SOAK_RUNS, SOAK_CONDITIONS)"
 
 deps:
 	@scripts/deps.sh
@@ -61,6 +62,12 @@ checkpatch: kernel
 # Not part of check: three more kernel builds. Fails if a broken kernel passes the whole suite.
 mutants: kernel modules guest runner
 	uml-kernel/mutants.sh
+
+# Not part of check: the whole suite SOAK_RUNS times per hostile condition (-j, taskset, stress-ng neighbours,
+# time travel); fails on any verdict but ok or SKIP. KERNEL= or VARIANT= choose the kernel.
+.PHONY: soak
+soak: kernel modules guest runner
+	UMLBED=$(UMLBED) bench/soak.sh
 
 clean:
 	rm -rf $(BUILD)/guest $(BUILD)/runner $(BUILD)/runner-san $(BUILD)/kernel/*/modules
