@@ -80,4 +80,11 @@ int umb_write_all(int fd, const void *p, size_t n);
  */
 void umb_worker_main(int chan, enum umb_role role) __attribute__((noreturn));
 
+/*
+ * The kernel runs in UML time-travel mode: guest time stands still while a CPU is busy, so no timer tick ever
+ * preempts a process that does not enter the kernel. Loops on a loop control then sleep 1 ns after each pass, or
+ * they would starve the processes that are to stop them. Set by PID 1 from /proc/cmdline before any worker exists.
+ */
+extern bool umb_time_travel;
+
 #endif

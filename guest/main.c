@@ -737,6 +737,8 @@ static unsigned long fault_around_option(void)
 		return v;
 	buf[n] = '\0';
 	for (char *s = strtok(buf, " \n"); s; s = strtok(NULL, " \n")) {
+		if (strncmp(s, "time-travel", 11) == 0)
+			umb_time_travel = true;
 		if (strncmp(s, FAULT_AROUND_OPT, strlen(FAULT_AROUND_OPT)) != 0)
 			continue;
 		struct umb_tok t = {s + strlen(FAULT_AROUND_OPT), strlen(s) - strlen(FAULT_AROUND_OPT)};

@@ -19,6 +19,7 @@
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define TRIGGER_PATH "/sys/kernel/mm/invalidate_mmap_range/trigger"
@@ -36,6 +37,8 @@ struct loopctl {
 	uint32_t unstarted; /* Loops that ended before finishing a first pass (a fault, or stop was already set). */
 	uint32_t gen;     /* Bumped (and futex-woken) after started or unstarted changed. */
 };
+
+bool umb_time_travel;
 
 /* What the command loop of one worker process knows about itself. */
 struct wctx {
@@ -222,6 +225,17 @@ static long futex(uint32_t *word, int op, uint32_t val)
 	return syscall(SYS_futex, word, op, val, NULL, NULL, 0);
 }
 
+/*
+ * In time-travel mode a busy process is never preempted, and sched_yield() is no help: with the clock stopped,
+ * every task looks equally owed. Blocking for the shortest time lets the others run and, once all are idle, lets
+ * time move on to the next event.
+ */
+static void loop_pause(void)
+{
+	struct timespec ns = {0, 1};
+	nanosleep(&ns, NULL);
+}
+
 /* Counts one loop in *field and wakes whoever waits for the loops (shared futex: the waiter is another process). */
 static void loopctl_count(struct loopctl *ctl, uint32_t *field)
 {
@@ -253,6 +267,8 @@ static int guarded(struct req *r, int op, uintptr_t a, uint64_t len, bool write,
 			done = done + 1;
 			if (loop_ctl && done == 1)
 				loopctl_count(loop_ctl, &loop_ctl->started);
+			if (loop_ctl && umb_time_travel)
+				loop_pause();
 		}
 		break;
 	case OP_PEEK:
