@@ -19,6 +19,7 @@
 
 #include "jobs.h"
 #include "reaper.h"
+#include "report.h"
 #include "scenario.h"
 
 typedef struct job {
@@ -30,6 +31,7 @@ typedef struct job {
   umb_verdict verdict;
   double seconds;
   char *diag;
+  char *prints; /* What the scenario print()ed. */
   char *dir;
   double boot_ms[UMB_SCEN_VMS_MAX];
   int nboot;
@@ -72,7 +74,7 @@ static const char *usage =
     "  --variant NAME    use BUILD/kernel/NAME/obj/linux (full, gpl-only, broken-...)\n"
     "  --agent PATH      guest agent (default: $UMLBED_AGENT, else BUILD/guest/umlbed-agent)\n"
     "  -j, --jobs N|auto run N scenarios at once; auto (the default) starts with one\n"
-    "                    and adds more only while measured throughput rises by 10%%,\n"
+    "                    and adds more only while measured throughput rises by 10%,\n"
     "                    up to the CPUs umlbed may run on (auto:N: up to N)\n"
     "  --filter GLOB     only scenarios whose name or file matches GLOB\n"
     "  --timeout S       per-scenario timeout in seconds (default 60; 0 = none)\n"
@@ -87,6 +89,8 @@ static const char *usage =
     "  --param KEY=VALUE set the scenario parameter p.KEY to VALUE (a number if it\n"
     "                    reads as one): replaces KEY's list in the matrix, or adds KEY;\n"
     "                    repeat KEY for several values (one run each)\n"
+    "  --unsafe-lua      give scenarios all of Lua's libraries (os.exit, os.execute,\n"
+    "                    io.popen, debug, binary chunks): off by default, see SECURITY\n"
     "  --gdb             run the kernel under gdb (one FILE; batch mode unless stdin is a terminal)\n"
     "  --break SYMBOL    with --gdb: break at SYMBOL (in batch mode: print a backtrace and go on)\n"
     "  --batch           with --gdb: batch mode even on a terminal\n"
@@ -160,7 +164,7 @@ static int plan(char **files, int nfiles, const char *filter) {
   for (int i = 0; i < nfiles; i++) {
     char *name, *err, **combos;
     int n;
-    if (umb_scen_describe(files[i], g.cfg.params, &name, &combos, &n, &err)) {
+    if (umb_scen_describe(files[i], g.cfg.params, g.cfg.unsafe_lua, &name, &combos, &n, &err)) {
       fprintf(stderr, "umlbed: %s\n", err ? err : files[i]);
       bad = 1;
       if (filter && fnmatch(filter, files[i], 0)) {
@@ -316,6 +320,7 @@ static void on_scen_done(umb_scen *sc) {
   j->verdict = sc->verdict;
   j->seconds = (double)(sc->t_end - sc->t_start) / 1e9;
   j->diag = sc->diag.data ? strdup(sc->diag.data) : NULL;
+  j->prints = sc->prints.data && sc->prints.len ? strdup(sc->prints.data) : NULL;
   j->dir = sc->kept ? strdup(sc->dir) : NULL;
   j->nboot = sc->nboot;
   memcpy(j->boot_ms, sc->boot_ms, sizeof j->boot_ms);
@@ -336,10 +341,21 @@ static void on_scen_done(umb_scen *sc) {
 static void report(job *j) {
   g.finished++;
   int ok = j->verdict == UMB_OK || j->verdict == UMB_SKIP;
-  printf("%s %d - %s", ok ? "ok" : "not ok", g.finished, j->name);
-  if (j->verdict == UMB_SKIP) printf(" # SKIP %s", j->diag ? strtok(j->diag, "\n") : "");
-  else if (!ok) printf(" # %s", umb_verdict_name(j->verdict));
+  printf("%s %d - ", ok ? "ok" : "not ok", g.finished);
+  umb_tap_escape(stdout, j->name);
+  if (j->verdict == UMB_SKIP) {
+    /* The reason is the diagnostics' first line (the text stays whole for the reports). */
+    const char *d = j->diag ? j->diag : "";
+    char *reason = strndup(d, strcspn(d, "\n"));
+    printf(" # SKIP ");
+    umb_tap_escape(stdout, reason);
+    free(reason);
+  } else if (!ok) {
+    printf(" # %s", umb_verdict_name(j->verdict));
+  }
   printf("\n");
+  /* What the scenario print()ed: diagnostics, never TAP. */
+  print_diag(stdout, "# print: ", j->prints);
   if (!ok) {
     printf("# %s: %s (%.2f s)\n", j->file, umb_verdict_name(j->verdict), j->seconds);
     print_diag(stdout, "#   ", j->diag);
@@ -394,6 +410,27 @@ static void start_next(void) {
   }
 }
 
+/* libuv's handlers only reach the loop, which busy Lua code does not return to; this one, installed in front of
+ * them, also tells the scenario's deadline hook (umb_stop_signal), and then calls libuv's. */
+static struct sigaction uv_handlers[NSIG];
+
+static void stop_handler(int sig, siginfo_t *si, void *uc) {
+  umb_stop_signal = sig;
+  struct sigaction *h = &uv_handlers[sig];
+  if (h->sa_flags & SA_SIGINFO) h->sa_sigaction(sig, si, uc);
+  else if (h->sa_handler != SIG_DFL && h->sa_handler != SIG_IGN) h->sa_handler(sig);
+}
+
+static void chain_stop_signal(int sig) {
+  struct sigaction sa;
+  if (sigaction(sig, NULL, &uv_handlers[sig])) return;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = stop_handler;
+  sa.sa_flags = SA_SIGINFO | (uv_handlers[sig].sa_flags & SA_RESTART);
+  sa.sa_mask = uv_handlers[sig].sa_mask;
+  sigaction(sig, &sa, NULL);
+}
+
 static void on_signal(uv_signal_t *s, int signum) {
   (void)s;
   if (g.interrupted) return;
@@ -403,18 +440,6 @@ static void on_signal(uv_signal_t *s, int signum) {
     if (g.jobs[i].sc) umb_scen_interrupt(g.jobs[i].sc);
   /* With nothing running, nothing else would close the signal handles. */
   if (g.running == 0) start_next();
-}
-
-static void xml_escape(FILE *f, const char *s) {
-  for (; s && *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '<') fputs("&lt;", f);
-    else if (c == '>') fputs("&gt;", f);
-    else if (c == '&') fputs("&amp;", f);
-    else if (c == '"') fputs("&quot;", f);
-    else if (c < 0x20 && c != '\n' && c != '\t') fprintf(f, "&#x%x;", 0xfffd);
-    else fputc(c, f);
-  }
 }
 
 static int write_junit(const char *path) {
@@ -435,9 +460,9 @@ static int write_junit(const char *path) {
   for (int i = 0; i < g.njobs; i++) {
     job *j = &g.jobs[i];
     fprintf(f, "  <testcase classname=\"");
-    xml_escape(f, j->file);
+    umb_xml_escape(f, j->file);
     fprintf(f, "\" name=\"");
-    xml_escape(f, j->name);
+    umb_xml_escape(f, j->name);
     fprintf(f, "\" time=\"%.3f\">", j->seconds);
     if (!j->done) {
       fprintf(f, "<error message=\"not run\"/>");
@@ -447,10 +472,10 @@ static int write_junit(const char *path) {
       const char *tag = j->verdict == UMB_ERROR ? "error" : "failure";
       fprintf(f, "\n    <%s message=\"%s\" type=\"%s\">", tag, umb_verdict_name(j->verdict),
               umb_verdict_name(j->verdict));
-      xml_escape(f, j->diag);
+      umb_xml_escape(f, j->diag);
       if (j->dir) {
         fprintf(f, "\nrun folder kept: ");
-        xml_escape(f, j->dir);
+        umb_xml_escape(f, j->dir);
       }
       fprintf(f, "</%s>\n  ", tag);
     }
@@ -460,6 +485,14 @@ static int write_junit(const char *path) {
   return fclose(f) ? -errno : 0;
 }
 
+/* A JSON string of any bytes (invalid UTF-8 as U+00NN, see report.h), or null. */
+static json_t *json_clean(const char *s) {
+  char *c = umb_utf8_clean(s);
+  json_t *v = c ? json_string(c) : json_null();
+  free(c);
+  return v ? v : json_null();
+}
+
 static int write_json(const char *path) {
   json_t *root = json_object(), *arr = json_array();
   int counts[UMB_ERROR + 1] = {0};
@@ -467,18 +500,19 @@ static int write_json(const char *path) {
     job *j = &g.jobs[i];
     json_t *o = json_object(), *boots = json_array();
     for (int b = 0; b < j->nboot; b++) json_array_append_new(boots, json_real(j->boot_ms[b]));
-    json_object_set_new(o, "name", json_string(j->name));
-    json_object_set_new(o, "file", json_string(j->file));
+    json_object_set_new(o, "name", json_clean(j->name));
+    json_object_set_new(o, "file", json_clean(j->file));
     json_object_set_new(o, "verdict", json_string(j->done ? umb_verdict_name(j->verdict) : "NOT RUN"));
     json_object_set_new(o, "seconds", json_real(j->seconds));
     json_object_set_new(o, "boot_ms", boots);
-    json_object_set_new(o, "diag", j->diag ? json_stringn_nocheck(j->diag, strlen(j->diag)) : json_null());
-    json_object_set_new(o, "kept", j->dir ? json_string(j->dir) : json_null());
+    json_object_set_new(o, "diag", json_clean(j->diag));
+    json_object_set_new(o, "print", json_clean(j->prints));
+    json_object_set_new(o, "kept", json_clean(j->dir));
     json_array_append_new(arr, o);
     if (j->done) counts[j->verdict]++;
   }
-  json_object_set_new(root, "kernel", json_string(g.cfg.kernel));
-  json_object_set_new(root, "variant", g.cfg.variant ? json_string(g.cfg.variant) : json_null());
+  json_object_set_new(root, "kernel", json_clean(g.cfg.kernel));
+  json_object_set_new(root, "variant", json_clean(g.cfg.variant));
   json_object_set_new(root, "jobs", json_integer(g.jobs_ctl.cap));
   json_object_set_new(root, "jobs_auto", json_boolean(g.jobs_ctl.automatic));
   json_t *levels = json_object();
@@ -537,7 +571,7 @@ static void remove_gdb_dir(void) {
 
 int main(int argc, char **argv) {
   enum { O_KERNEL = 256, O_VARIANT, O_AGENT, O_FILTER, O_TIMEOUT, O_MEM, O_CMDLINE, O_TT, O_JUNIT, O_JSON,
-         O_KEEP, O_GDB, O_BREAK, O_BATCH, O_IGNORE, O_PARAM, O_SEED, O_STEPS, O_RUNS };
+         O_KEEP, O_GDB, O_BREAK, O_BATCH, O_IGNORE, O_PARAM, O_SEED, O_STEPS, O_RUNS, O_UNSAFE };
   static const struct option opts[] = {
       {"kernel", 1, 0, O_KERNEL}, {"variant", 1, 0, O_VARIANT}, {"agent", 1, 0, O_AGENT},
       {"jobs", 1, 0, 'j'},        {"filter", 1, 0, O_FILTER},   {"timeout", 1, 0, O_TIMEOUT},
@@ -545,7 +579,8 @@ int main(int argc, char **argv) {
       {"junit", 1, 0, O_JUNIT},   {"json", 1, 0, O_JSON},       {"keep", 0, 0, O_KEEP},
       {"gdb", 0, 0, O_GDB},       {"break", 1, 0, O_BREAK},     {"batch", 0, 0, O_BATCH},
       {"ignore-warning", 1, 0, O_IGNORE}, {"param", 1, 0, O_PARAM}, {"seed", 1, 0, O_SEED},
-      {"steps", 1, 0, O_STEPS},   {"runs", 1, 0, O_RUNS},       {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+      {"steps", 1, 0, O_STEPS},   {"runs", 1, 0, O_RUNS},       {"help", 0, 0, 'h'},
+      {"unsafe-lua", 0, 0, O_UNSAFE}, {0, 0, 0, 0}};
   if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
     fputs(usage, argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
@@ -579,10 +614,19 @@ int main(int argc, char **argv) {
       case O_AGENT: agent = optarg; break;
       case 'j': jobs_arg = optarg; break;
       case O_FILTER: filter = optarg; break;
-      case O_TIMEOUT:
-        g.cfg.timeout_s = atof(optarg);
+      case O_TIMEOUT: {
+        char *end;
+        g.cfg.timeout_s = strtod(optarg, &end);
+        /* Only a finite number of seconds, 0 for none: anything else must not turn the guard off unseen. */
+        if (end == optarg || *end || !(g.cfg.timeout_s >= 0) || g.cfg.timeout_s > 1e9) {
+          fprintf(stderr, "umlbed: --timeout wants seconds, 0 for none (got '%s')\n", optarg);
+          status = 2;
+          goto out;
+        }
         g.cfg.timeout_given = 1;
         break;
+      }
+      case O_UNSAFE: g.cfg.unsafe_lua = 1; break;
       case O_MEM: g.cfg.mem = optarg; break;
       case O_CMDLINE: g.cfg.cmdline = optarg; break;
       case O_TT: g.cfg.time_travel = 1; break;
@@ -673,6 +717,13 @@ int main(int argc, char **argv) {
     goto out;
   }
   int planned = plan(files, nfiles, filter);
+  if (nfiles == 0) {
+    fprintf(stderr, "umlbed: no scenario files (*.lua) in");
+    for (int i = 0; i < nargs; i++) fprintf(stderr, " %s", args[i]);
+    fprintf(stderr, "\n");
+    status = 2;
+    goto out;
+  }
 
   if (!strcmp(cmd, "list")) {
     for (int i = 0; i < g.njobs; i++) printf("%s\t%s\n", g.jobs[i].file, g.jobs[i].name);
@@ -739,6 +790,9 @@ int main(int argc, char **argv) {
   /* A closed terminal or a dropped ssh session is a request to stop like SIGTERM. */
   uv_signal_init(g.loop, &g.sighup);
   uv_signal_start(&g.sighup, on_signal, SIGHUP);
+  chain_stop_signal(SIGINT);
+  chain_stop_signal(SIGTERM);
+  chain_stop_signal(SIGHUP);
   printf("TAP version 13\n1..%d\n", g.njobs);
   if (g.fuzz_note[0]) printf("# %s\n", g.fuzz_note);
   fflush(stdout);
@@ -769,6 +823,7 @@ out:
     free(g.jobs[i].file);
     free(g.jobs[i].name);
     free(g.jobs[i].diag);
+    free(g.jobs[i].prints);
     free(g.jobs[i].dir);
     free(g.jobs[i].broken);
   }

@@ -43,12 +43,112 @@ umb_scen *umb_scen_from_lua(lua_State *L) {
   return sc;
 }
 
-static lua_State *new_state(void) {
+volatile sig_atomic_t umb_stop_signal;
+
+/* Lua instructions between two looks at the deadline and at a stop signal. */
+#define HOOK_COUNT 100000
+/* How long finalizers (__gc) may run when the scenario's Lua state closes, before the hook raises in them. */
+#define CLOSE_GRACE_S 2.0
+
+/* load() of text chunks only: a binary chunk is unchecked bytecode that can crash the runner. */
+static int safe_load(lua_State *L) {
+  int n = lua_gettop(L);
+  luaL_checkany(L, 1);
+  if (n < 2) lua_pushnil(L); /* chunkname */
+  lua_settop(L, 4);
+  lua_pushliteral(L, "t");
+  lua_replace(L, 3);
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, 1);
+  lua_call(L, 4, LUA_MULTRET);
+  return lua_gettop(L);
+}
+
+static int safe_loadfile(lua_State *L) {
+  const char *file = luaL_optstring(L, 1, NULL);
+  if (luaL_loadfilex(L, file, "t") != LUA_OK) {
+    lua_pushnil(L);
+    lua_insert(L, -2);
+    return 2;
+  }
+  return 1;
+}
+
+static int safe_dofile(lua_State *L) {
+  const char *file = luaL_optstring(L, 1, NULL);
+  lua_settop(L, 1);
+  if (luaL_loadfilex(L, file, "t") != LUA_OK) return lua_error(L);
+  lua_call(L, 0, LUA_MULTRET);
+  return lua_gettop(L) - 1;
+}
+
+/* print() from a scenario goes to its diagnostics as "print: ..." lines, never into the TAP stream. */
+static int scen_print(lua_State *L) {
+  umb_scen *sc = umb_scen_from_lua(L);
+  int n = lua_gettop(L);
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  for (int i = 1; i <= n; i++) {
+    if (i > 1) luaL_addchar(&b, '\t');
+    luaL_tolstring(L, i, NULL);
+    luaL_addvalue(&b);
+  }
+  luaL_pushresult(&b);
+  if (sc) umb_buf_printf(&sc->prints, "%s\n", lua_tostring(L, -1));
+  return 0;
+}
+
+static void set_nil(lua_State *L, const char *lib, const char *const *names) {
+  lua_getglobal(L, lib);
+  if (lua_istable(L, -1))
+    for (; *names; names++) {
+      lua_pushnil(L);
+      lua_setfield(L, -2, *names);
+    }
+  lua_pop(L, 1);
+}
+
+/* Scenarios are code with the runner's rights; the sandbox takes away what ends, hangs or outlives the runner
+ * (os.exit, os.execute, io.popen), loads native code or bytecode, or removes the deadline hook (debug). */
+static void sandbox(lua_State *L) {
+  static const char *const os_[] = {"exit", "execute", NULL};
+  static const char *const io_[] = {"popen", NULL};
+  static const char *const package_[] = {"loadlib", NULL};
+  static const char *const debug_[] = {"debug", "sethook", "gethook", "setlocal", "setupvalue", "upvaluejoin",
+                                       "setmetatable", "setuservalue", "setregistry", "getregistry", "setcstacklimit",
+                                       "getlocal", "getupvalue", "upvalueid", "getuservalue", NULL};
+  set_nil(L, "os", os_);
+  set_nil(L, "io", io_);
+  set_nil(L, "package", package_);
+  set_nil(L, "debug", debug_);
+  /* Only Lua searchers: no C modules. */
+  lua_getglobal(L, "package");
+  lua_getfield(L, -1, "searchers");
+  if (lua_istable(L, -1)) {
+    lua_pushnil(L);
+    lua_rawseti(L, -2, 3);
+    lua_pushnil(L);
+    lua_rawseti(L, -2, 4);
+  }
+  lua_pop(L, 1);
+  lua_pushliteral(L, "");
+  lua_setfield(L, -2, "cpath");
+  lua_pop(L, 1);
+  lua_getglobal(L, "load");
+  lua_pushcclosure(L, safe_load, 1);
+  lua_setglobal(L, "load");
+  lua_register(L, "loadfile", safe_loadfile);
+  lua_register(L, "dofile", safe_dofile);
+}
+
+static lua_State *new_state(int unsafe) {
   lua_State *L = luaL_newstate();
   if (L == NULL) return NULL;
   /* Every coroutine copies the main thread's extra space: NULL there means "not a task". */
   *(umb_task **)lua_getextraspace(L) = NULL;
   luaL_openlibs(L);
+  if (!unsafe) sandbox(L);
+  lua_register(L, "print", scen_print);
   luaL_requiref(L, "umlbed", luaopen_umlbed, 0);
   lua_pop(L, 1);
   return L;
@@ -113,7 +213,8 @@ static void apply_params(lua_State *L, int tidx, const char *const *params) {
 /* Loads a scenario file and leaves its table on the stack, --param overrides applied; returns 0
  * or -EINVAL (message pushed). */
 static int load_table(lua_State *L, const char *file, const char *const *params) {
-  if (luaL_loadfile(L, file) != LUA_OK) return -EINVAL;
+  /* Text only: a precompiled chunk is unchecked bytecode. */
+  if (luaL_loadfilex(L, file, "t") != LUA_OK) return -EINVAL;
   if (lua_pcall(L, 0, 1, 0) != LUA_OK) return -EINVAL;
   if (!lua_istable(L, -1)) {
     lua_pop(L, 1);
@@ -171,6 +272,11 @@ static int matrix_combo(lua_State *L, int tidx, int combo, umb_buf *label) {
       lua_pushfstring(L, "matrix.%s must be a non-empty list", keys[i]);
       return -EINVAL;
     }
+    if (sizes[i] > UMB_MATRIX_MAX / total) {
+      lua_pop(L, 1);
+      lua_pushfstring(L, "the matrix has more than %d combinations", UMB_MATRIX_MAX);
+      return -EINVAL;
+    }
     total *= sizes[i];
   }
   lua_newtable(L);
@@ -223,7 +329,7 @@ static int describe_protected(lua_State *L) {
   if (load_table(L, d->file, d->params)) return lua_error(L);
   int t = lua_gettop(L);
   int n = matrix_combo(L, t, 0, NULL);
-  if (n < 0) return lua_error(L);
+  if (n < 0) return luaL_error(L, "%s: %s", d->file, lua_tostring(L, -1));
   lua_pop(L, 1);
   d->name = display_name(L, t, d->file, NULL);
   d->combos = calloc((size_t)n, sizeof(char *));
@@ -240,10 +346,10 @@ static int describe_protected(lua_State *L) {
   return 0;
 }
 
-int umb_scen_describe(const char *file, const char *const *params, char **name, char ***combos, int *ncombos,
-                      char **err) {
+int umb_scen_describe(const char *file, const char *const *params, int unsafe, char **name, char ***combos,
+                      int *ncombos, char **err) {
   describe_ctx d = {.file = file, .params = params};
-  lua_State *L = new_state();
+  lua_State *L = new_state(unsafe);
   *combos = NULL;
   *ncombos = 0;
   *name = NULL;
@@ -358,6 +464,8 @@ static void after_rm(uv_work_t *w, int status) {
 
 static void after_vms(umb_scen *sc) {
   if (sc->L) {
+    /* Finalizers are scenario code: a __gc that loops gets the hook's errors after this grace. */
+    sc->deadline = uv_hrtime() + (uint64_t)(CLOSE_GRACE_S * (sc->cfg->timeout_scale > 0 ? sc->cfg->timeout_scale : 1) * 1e9);
     lua_close(sc->L);
     sc->L = NULL;
   }
@@ -463,15 +571,53 @@ static void finish_returned(umb_scen *sc) {
   umb_scen_finish(sc, sc->nfails ? UMB_FAILED : UMB_OK, NULL);
 }
 
-/* Lua code that never yields would block the loop and its timers; a count hook enforces the
- * deadline from inside the coroutine. */
+/* Lua code that never yields would block the loop, its timers and its signal handling; a count hook
+ * enforces the deadline and a stop signal from inside Lua. In a task it yields, which no pcall in the
+ * scenario can intercept: the task is parked for good and the loop decides. Where Lua cannot yield (the
+ * scenario file's top level, a timeout function, a __gc) it raises an error, again at every count. */
 static void deadline_hook(lua_State *L, lua_Debug *ar) {
   (void)ar;
   umb_scen *sc = umb_scen_from_lua(L);
-  if (sc && sc->deadline && uv_hrtime() > sc->deadline) {
-    sc->busy_timeout = 1;
-    luaL_error(L, "the scenario's Lua code ran past the timeout without waiting for the guest");
+  if (sc == NULL) return;
+  int late = sc->deadline && uv_hrtime() > sc->deadline;
+  if (!late && !umb_stop_signal) return;
+  if (late) sc->busy_timeout = 1;
+  if (umb_task_from_lua(L) && lua_isyieldable(L)) {
+    sc->hook_stopped = 1;
+    lua_yield(L, 0);
+    return;
   }
+  luaL_error(L, late ? "the scenario's Lua code ran past the timeout without waiting for the guest"
+                     : "stopped by a signal");
+}
+
+
+
+/* The hook for a new Lua thread of the scenario: always on, since a signal must stop even --timeout 0 runs. */
+static void set_hook(lua_State *co) { lua_sethook(co, deadline_hook, LUA_MASKCOUNT, HOOK_COUNT); }
+
+static int tostring_protected(lua_State *L) {
+  luaL_tolstring(L, 1, NULL);
+  return 1;
+}
+
+/* The error object on top of the dead coroutine co as text, pushed on the scenario's main state: its __tostring
+ * is scenario code and may raise too, so it runs protected, on a live thread. */
+static const char *error_text(umb_scen *sc, lua_State *co) {
+  lua_State *L = sc->L;
+  lua_xmove(co, L, 1);
+  if (lua_type(L, -1) == LUA_TSTRING) return lua_tostring(L, -1);
+  lua_pushcfunction(L, tostring_protected);
+  lua_pushvalue(L, -2);
+  if (lua_pcall(L, 1, 1, 0) == LUA_OK && lua_type(L, -1) == LUA_TSTRING) {
+    lua_remove(L, -2);
+    return lua_tostring(L, -1);
+  }
+  const char *why = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "?";
+  lua_pushfstring(L, "(an error object of type %s whose __tostring raised: %s)", luaL_typename(L, -2), why);
+  lua_replace(L, -3);
+  lua_pop(L, 1);
+  return lua_tostring(L, -1);
 }
 
 static const char SKIP_MARK = 'K';
@@ -503,7 +649,7 @@ umb_task *umb_task_new(umb_scen *sc, lua_State *co, int coref, int nargs, const 
   if (t->index == 0) snprintf(t->where, sizeof t->where, "the run function");
   else snprintf(t->where, sizeof t->where, "task %d (t:go at %s)", t->index, where);
   *(umb_task **)lua_getextraspace(co) = t;
-  if (sc->deadline) lua_sethook(co, deadline_hook, LUA_MASKCOUNT, 100000);
+  set_hook(co);
   umb_task **pp = &sc->tasks;
   while (*pp) pp = &(*pp)->next;
   *pp = t;
@@ -553,8 +699,14 @@ static void task_end(umb_task *t, int st, int nres) {
       if (!lua_isnil(co, -1)) msg = "t:skip() called in a task (only the run function can skip)";
       lua_pop(co, 1);
     }
-    if (msg == NULL) msg = luaL_tolstring(co, -1, NULL);
-    luaL_traceback(co, co, msg, 0);
+    umb_scen *sc = t->sc;
+    if (msg == NULL) {
+      msg = error_text(sc, co); /* Pushed on sc->L, popped below. */
+      luaL_traceback(co, co, msg, 0);
+      lua_pop(sc->L, 1);
+    } else {
+      luaL_traceback(co, co, msg, 0);
+    }
     lua_pushfstring(co, "%s: %s", t->where, lua_tostring(co, -1));
     t->state = UMB_TASK_FAILED;
   }
@@ -574,6 +726,19 @@ static void task_run(umb_task *t) {
   t->pending_what = NULL;
   int st = lua_resume(t->co, sc->L, nargs, &nres);
   if (sc->finishing) return;
+  if (st == LUA_YIELD && sc->hook_stopped) {
+    /* The hook parked the task for good; nothing resumes it. */
+    lua_pop(t->co, nres);
+    sc->hook_stopped = 0;
+    t->pending_what = "nothing: it was stopped in busy Lua code";
+    if (sc->busy_timeout) {
+      luaL_traceback(sc->L, t->co, "the scenario's Lua code ran past the timeout without waiting for the guest", 0);
+      umb_scen_finish(sc, UMB_TIMEOUT, "%s: %s", t->where, lua_tostring(sc->L, -1));
+      lua_pop(sc->L, 1);
+    }
+    /* Else a signal stopped it: the loop's signal handling interrupts the scenario next. */
+    return;
+  }
   if (st == LUA_YIELD) {
     lua_pop(t->co, nres);
     /* Guest calls, boots and task:wait() say what they wait for; a bare yield would park the
@@ -611,8 +776,9 @@ static void task_run(umb_task *t) {
     }
     lua_pop(t->co, 1);
   }
-  const char *msg = luaL_tolstring(t->co, -1, NULL);
+  const char *msg = error_text(sc, t->co);
   luaL_traceback(t->co, t->co, msg, 0);
+  lua_pop(sc->L, 1);
   umb_scen_finish(sc, sc->busy_timeout ? UMB_TIMEOUT : UMB_ERROR, "%s", lua_tostring(t->co, -1));
 }
 
@@ -755,24 +921,30 @@ static int prepare_protected(lua_State *L) {
   lua_getfield(L, t, "timeout");
   /* timeout may depend on the parameters (e.g. a fuzzer's step count): function(p) -> seconds. */
   if (lua_isfunction(L, -1)) {
-    if (matrix_combo(L, t, sc->combo, NULL) < 0) return lua_error(L);
+    if (matrix_combo(L, t, sc->combo, NULL) < 0) return luaL_error(L, "%s: %s", sc->file, lua_tostring(L, -1));
     lua_call(L, 1, 1);
-    if (!lua_isnil(L, -1) && !lua_isnumber(L, -1))
-      return luaL_error(L, "%s: timeout(p) must return a number of seconds", sc->file);
   }
-  if (!sc->cfg->timeout_given && lua_isnumber(L, -1) && !sc->cfg->gdb_interactive)
-    sc->timeout_s = lua_tonumber(L, -1) * (sc->cfg->timeout_scale > 0 ? sc->cfg->timeout_scale : 1);
+  if (!lua_isnil(L, -1)) {
+    /* Anything but a positive finite number would silently turn the hang guard off. */
+    double v = lua_type(L, -1) == LUA_TNUMBER ? lua_tonumber(L, -1) : -1;
+    if (!(v > 0) || v > 1e9)
+      return luaL_error(L, "%s: timeout must be a positive number of seconds (or a function returning one)",
+                        sc->file);
+    if (!sc->cfg->timeout_given && !sc->cfg->gdb_interactive)
+      sc->timeout_s = v * (sc->cfg->timeout_scale > 0 ? sc->cfg->timeout_scale : 1);
+  }
   lua_getfield(L, t, "skip");
-  if (lua_isstring(L, -1)) {
+  if (lua_type(L, -1) == LUA_TSTRING) {
     sc->skip = strdup(lua_tostring(L, -1));
     return 0;
   }
+  if (!lua_isnil(L, -1)) return luaL_error(L, "%s: skip must be a string (the reason) or nil", sc->file);
   lua_settop(L, t);
   lua_State *co = lua_newthread(L);
   int coref = luaL_ref(L, LUA_REGISTRYINDEX);
   lua_getfield(L, t, "run");
   umb_lua_push_t(L);
-  if (matrix_combo(L, t, sc->combo, NULL) < 0) return lua_error(L);
+  if (matrix_combo(L, t, sc->combo, NULL) < 0) return luaL_error(L, "%s: %s", sc->file, lua_tostring(L, -1));
   /* The t object carries the parameters too, for helpers that only get t. */
   lua_pushvalue(L, -1);
   lua_setfield(L, -3, "params");
@@ -782,11 +954,14 @@ static int prepare_protected(lua_State *L) {
 }
 
 static int start_lua(umb_scen *sc) {
-  lua_State *L = sc->L = new_state();
+  lua_State *L = sc->L = new_state(sc->cfg->unsafe_lua);
   if (L == NULL) return -ENOMEM;
   lua_pushlightuserdata(L, sc);
   lua_rawsetp(L, LUA_REGISTRYINDEX, &REG_SCEN);
   sc->timeout_s = sc->cfg->timeout_s;
+  /* The file's top level and a timeout function are scenario code too: bounded by the default timeout. */
+  if (sc->timeout_s > 0) sc->deadline = uv_hrtime() + (uint64_t)(sc->timeout_s * 1e9);
+  set_hook(L);
   lua_pushcfunction(L, prepare_protected);
   lua_pushlightuserdata(L, sc);
   if (lua_pcall(L, 1, 0, 0) != LUA_OK) return -EINVAL;
@@ -798,7 +973,8 @@ static int start_lua(umb_scen *sc) {
   if (sc->timeout_s > 0) {
     uv_timer_start(&sc->timer, on_timeout, (uint64_t)(sc->timeout_s * 1000), 0);
     sc->deadline = uv_hrtime() + (uint64_t)(sc->timeout_s * 1e9);
-    lua_sethook(sc->tasks->co, deadline_hook, LUA_MASKCOUNT, 100000);
+  } else {
+    sc->deadline = 0;
   }
   return 0;
 }
@@ -818,7 +994,7 @@ int umb_scen_start(umb_scen *sc) {
   rc = start_lua(sc);
   if (rc) {
     const char *msg = sc->L ? lua_tostring(sc->L, -1) : NULL;
-    umb_scen_finish(sc, UMB_ERROR, "%s", msg ? msg : strerror(-rc));
+    umb_scen_finish(sc, sc->busy_timeout ? UMB_TIMEOUT : UMB_ERROR, "%s", msg ? msg : strerror(-rc));
   }
   return rc;
 }
@@ -836,6 +1012,7 @@ void umb_scen_free(umb_scen *sc) {
     free(t);
   }
   umb_buf_free(&sc->diag);
+  umb_buf_free(&sc->prints);
   free(sc->skip);
   free(sc->file);
   free(sc->name);

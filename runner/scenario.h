@@ -3,6 +3,7 @@
 #define UMLBED_SCENARIO_H
 
 #include <lua.h>
+#include <signal.h>
 
 #include "umlbed.h"
 
@@ -37,6 +38,7 @@ typedef struct umb_config {
   const char *const *ignore; /* --ignore-warning texts, NULL-terminated (or NULL). */
   const char *const *params; /* --param KEY=VALUE overrides of the matrix, NULL-terminated (or NULL). */
   const char *variant;      /* NAME when kernel is .../kernel/NAME/obj/linux, else NULL. */
+  int unsafe_lua;           /* --unsafe-lua: no sandbox. */
 } umb_config;
 
 typedef struct umb_scen umb_scen;
@@ -123,12 +125,19 @@ struct umb_scen {
   char *skip;               /* The scenario's skip reason, if any. */
   uint64_t deadline;        /* uv_hrtime() after which the run is over (0: none). */
   int busy_timeout;         /* Lua code ran past the deadline without yielding. */
+  int hook_stopped;         /* The deadline hook has just parked the running task for good. */
+  umb_buf prints;           /* What the scenario print()ed, one line per call. */
 };
 
 /* Describe a scenario file: pushes nothing; fills *name and the display names of every
  * matrix combination (malloc'd). Returns 0, or -EINVAL with *err set (malloc'd). */
-int umb_scen_describe(const char *file, const char *const *params, char **name, char ***combos, int *ncombos,
-                      char **err);
+int umb_scen_describe(const char *file, const char *const *params, int unsafe, char **name, char ***combos,
+                      int *ncombos, char **err);
+/* Combinations one matrix may have. */
+#define UMB_MATRIX_MAX 65536
+/* Set (to the signal number) by the runner's SIGINT/SIGTERM/SIGHUP handler, before the event loop hears of it:
+ * the deadline hook stops busy Lua code with it. */
+extern volatile sig_atomic_t umb_stop_signal;
 /* Check one --param argument: returns 0 for KEY=VALUE with KEY a Lua identifier, else -EINVAL. */
 int umb_param_check(const char *param);
 /* The variant NAME of a kernel path .../kernel/NAME/obj/linux, copied to buf; NULL otherwise. */
