@@ -3,7 +3,8 @@
 BUILD ?= $(CURDIR)/build
 VARIANTS ?= full gpl-only
 VARIANT ?=
-JOBS ?= $(shell nproc)
+# -j auto: the runner adds concurrent instances only while they raise throughput (docs/umlbed.1).
+JOBS ?= auto
 export BUILD
 
 kernel_variants := $(if $(VARIANT),$(VARIANT),$(VARIANTS))
