@@ -4,10 +4,30 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/openat2.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "lumlbed.h"
+
+/*
+ * Opens NAME in the shared folder from the host without following any symbolic link: the guest's root owns
+ * that folder and could plant a link (even replace shared/ by one) that would make the host-side API read or
+ * write anywhere the runner can. Resolved beneath the run's root folder, which the guest cannot replace.
+ */
+int umb_shared_open(umb_svm *svm, const char *name, int flags, mode_t mode) {
+  int root = open(svm->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (root < 0) return -errno;
+  char rel[300];
+  snprintf(rel, sizeof rel, "shared/%s", name);
+  struct open_how how = {.flags = (uint64_t)(flags | O_CLOEXEC), .mode = mode,
+                         .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
+  long fd = syscall(SYS_openat2, root, rel, &how, sizeof how);
+  int err = errno;
+  close(root);
+  return fd < 0 ? -err : (int)fd;
+}
 
 umb_lfile *umb_lua_push_file(lua_State *L, int vmidx, umb_svm *svm, const char *name, uint64_t size) {
   vmidx = lua_absindex(L, vmidx);
@@ -36,8 +56,8 @@ static int file_read(lua_State *L) {
   lua_Integer len = luaL_optinteger(L, 3, (lua_Integer)f->size - off);
   luaL_argcheck(L, off >= 0, 2, "offset must not be negative");
   luaL_argcheck(L, len >= 0 && len <= (1 << 26), 3, "length between 0 and 64 MiB");
-  int fd = open(f->hpath, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return umb_lua_fail(L, -errno, f->hpath);
+  int fd = umb_shared_open(f->svm, f->name, O_RDONLY, 0);
+  if (fd < 0) return umb_lua_fail(L, fd, f->hpath);
   luaL_Buffer b;
   char *p = luaL_buffinitsize(L, &b, (size_t)len);
   ssize_t n = pread(fd, p, (size_t)len, (off_t)off);
@@ -55,8 +75,8 @@ static int file_write(lua_State *L) {
   size_t len;
   const char *d = luaL_checklstring(L, 3, &len);
   luaL_argcheck(L, off >= 0, 2, "offset must not be negative");
-  int fd = open(f->hpath, O_WRONLY | O_CLOEXEC);
-  if (fd < 0) return umb_lua_fail(L, -errno, f->hpath);
+  int fd = umb_shared_open(f->svm, f->name, O_WRONLY, 0);
+  if (fd < 0) return umb_lua_fail(L, fd, f->hpath);
   ssize_t n = pwrite(fd, d, len, (off_t)off);
   int err = errno;
   close(fd);
@@ -71,7 +91,11 @@ static int file_truncate(lua_State *L) {
   umb_lfile *f = checkfile(L, 1);
   lua_Integer size = luaL_checkinteger(L, 2);
   luaL_argcheck(L, size >= 0, 2, "size must not be negative");
-  if (truncate(f->hpath, (off_t)size)) return umb_lua_fail(L, -errno, f->hpath);
+  int fd = umb_shared_open(f->svm, f->name, O_WRONLY, 0);
+  if (fd < 0) return umb_lua_fail(L, fd, f->hpath);
+  int rc = ftruncate(fd, (off_t)size) ? -errno : 0;
+  close(fd);
+  if (rc) return umb_lua_fail(L, rc, f->hpath);
   f->size = (uint64_t)size;
   lua_pushboolean(L, 1);
   return 1;
@@ -81,7 +105,11 @@ static int file_truncate(lua_State *L) {
 static int file_size(lua_State *L) {
   umb_lfile *f = checkfile(L, 1);
   struct stat st;
-  if (stat(f->hpath, &st)) return umb_lua_fail(L, -errno, f->hpath);
+  int fd = umb_shared_open(f->svm, f->name, O_PATH, 0);
+  if (fd < 0) return umb_lua_fail(L, fd, f->hpath);
+  int rc = fstat(fd, &st) ? -errno : 0;
+  close(fd);
+  if (rc) return umb_lua_fail(L, rc, f->hpath);
   f->size = (uint64_t)st.st_size;
   lua_pushinteger(L, (lua_Integer)st.st_size);
   return 1;

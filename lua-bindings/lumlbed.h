@@ -5,6 +5,7 @@
 #include <lauxlib.h>
 #include <lua.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "../runner/scenario.h"
 
@@ -88,6 +89,8 @@ umb_lfile *umb_lua_test_file(lua_State *L, int idx);
 const char *umb_lua_test_loopctl(lua_State *L, int idx, umb_svm **svm);
 /* vm:loopctl() (lua-bindings/loopctl.c). */
 int umb_lua_vm_loopctl(lua_State *L);
+/* Opens NAME in svm's shared folder from the host, following no symbolic link (file.c); fd or -errno. */
+int umb_shared_open(umb_svm *svm, const char *name, int flags, mode_t mode);
 /* Boot a vm for the running scenario and yield until the agent is ready. */
 int umb_lua_boot(lua_State *L, int optidx);
 

@@ -1,7 +1,9 @@
 /* vm.c: the umlbed.vm object: one booted UML instance, its agent (PID 1) and its sysfs trigger. */
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "lumlbed.h"
 
@@ -42,14 +44,20 @@ static int conv_file(lua_State *L, int base, int n, lua_Integer size) {
 
 static int vm_file(lua_State *L) {
   umb_svm *svm = umb_lua_check_vm(L, 1);
-  const char *name = luaL_checkstring(L, 2);
-  luaL_argcheck(L, *name && !strchr(name, '/') && strcmp(name, ".") && strcmp(name, ".."), 2,
-                "a plain file name in the shared folder");
+  size_t nlen;
+  const char *name = luaL_checklstring(L, 2, &nlen);
+  luaL_argcheck(L, *name && nlen == strlen(name) && nlen < 250 && !strchr(name, '/') && strcmp(name, ".") &&
+                       strcmp(name, ".."),
+                2, "a plain file name in the shared folder (no '/', no NUL, under 250 bytes)");
   if (lua_isnoneornil(L, 3)) {
     char path[4400];
     struct stat st;
     snprintf(path, sizeof path, "%s/%s", svm->shared, name);
-    if (stat(path, &st)) return umb_lua_fail(L, -errno, path);
+    int fd = umb_shared_open(svm, name, O_PATH, 0);
+    if (fd < 0) return umb_lua_fail(L, fd, path);
+    int rc = fstat(fd, &st) ? -errno : 0;
+    close(fd);
+    if (rc) return umb_lua_fail(L, rc, path);
     lua_settop(L, 2);
     return conv_file(L, 3, 0, (lua_Integer)st.st_size);
   }
@@ -249,12 +257,23 @@ static int conv_raw(lua_State *L, int base, int n, lua_Integer arg) {
   return n;
 }
 
+/* A protocol field: non-empty, no blank, newline or other control byte (they would split or end the line). */
+static void check_word(lua_State *L, int i) {
+  size_t n;
+  const char *s = luaL_checklstring(L, i, &n);
+  int ok = n > 0;
+  for (size_t k = 0; ok && k < n; k++) ok = (unsigned char)s[k] > 0x20 && s[k] != 0x7f;
+  luaL_argcheck(L, ok, i, "a protocol field: non-empty, no blank or control character (umlbed.encode it)");
+}
+
 static int vm_request(lua_State *L) {
   umb_svm *svm = umb_lua_check_vm(L, 1);
   lua_Integer pid = luaL_checkinteger(L, 2);
-  const char *verb = luaL_checkstring(L, 3);
+  luaL_argcheck(L, pid >= 1 && pid <= INT32_MAX, 2, "a guest PID");
+  check_word(L, 3);
+  const char *verb = lua_tostring(L, 3);
   /* Check every field before building the line: a raise would leak the buffer. */
-  for (int i = 4; i <= lua_gettop(L); i++) luaL_checkstring(L, i);
+  for (int i = 4; i <= lua_gettop(L); i++) check_word(L, i);
   umb_buf b = {0};
   for (int i = 4; i <= lua_gettop(L); i++) umb_args_word(&b, lua_tostring(L, i));
   /* The verb string stays on the Lua stack while the request is in flight. */

@@ -373,12 +373,12 @@ int umb_scen_describe(const char *file, const char *const *params, int unsafe, c
   return rc;
 }
 
+/* A copy, never a hard link: the guest's root owns its /umlbed-agent and may change it (chmod, write), and that
+ * must not reach the build tree or the next run. */
 static int copy_file(const char *from, const char *to) {
-  /* A hard link is cheapest; copy when the build tree is on another filesystem. */
-  if (link(from, to) == 0) return 0;
   int in = open(from, O_RDONLY | O_CLOEXEC), out = -1, rc = 0;
   if (in < 0) return -errno;
-  out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+  out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_TRUNC | O_CLOEXEC, 0555);
   if (out < 0) {
     rc = -errno;
     close(in);

@@ -392,8 +392,10 @@ int umb_vm_spawn(uv_loop_t *loop, const umb_vm_options *opt, umb_vm_event_cb cb,
   vm->gdb = opt->gdb != NULL;
 
   /* The kernel command line (fixed part first, then the caller's extra options). */
-  char rootflags[4200], umid[300], memarg[64];
-  snprintf(rootflags, sizeof rootflags, "rootflags=%s", opt->root);
+  /* hostfs=ROOT jails every hostfs mount in the guest to the run's root folder: the root file system is ROOT/ and
+   * a guest's own "mount -t hostfs none /mnt -o /" sees that same folder, not the host's /. */
+  char rootflags[32] = "rootflags=/", jail[4200], umid[300], memarg[64];
+  snprintf(jail, sizeof jail, "hostfs=%s", opt->root);
   snprintf(umid, sizeof umid, "umid=%s", opt->umid);
   snprintf(memarg, sizeof memarg, "mem=%s", opt->mem ? opt->mem : "64M");
   char gdbx[4200];
@@ -412,6 +414,7 @@ int umb_vm_spawn(uv_loop_t *loop, const umb_vm_options *opt, umb_vm_event_cb cb,
   args[nargs++] = "root=/dev/root";
   args[nargs++] = "rootfstype=hostfs";
   args[nargs++] = rootflags;
+  args[nargs++] = jail;
   args[nargs++] = "rw";
   args[nargs++] = "init=/umlbed-agent";
   /* Under gdb, fds 0-2 belong to gdb; the console uses fds 5 and 6 instead. */

@@ -5,6 +5,6 @@ return {
     local vm = assert(t:vm())
     t:eq(vm:request(1, "echo", "a"), "b", "deliberate mismatch")
     t:pages("F-A-", "FFAA", "deliberate page diff")
-    t:expect(vm:request(1, "echo", "still running"), "the scenario continued")
+    t:expect(vm:request(1, "echo", "still", "running"), "the scenario continued")
   end,
 }
