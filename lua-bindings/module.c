@@ -219,6 +219,7 @@ int umb_lua_boot(lua_State *L, int optidx) {
     luaL_checktype(L, optidx, LUA_TTABLE);
     lua_getfield(L, optidx, "mem");
     mem = luaL_optstring(L, -1, NULL);
+    if (mem && umb_mem_check(mem)) return umb_lua_fail(L, -EINVAL, "mem wants a size from 32M to 64G, such as 64M");
     lua_getfield(L, optidx, "cmdline");
     cmdline = luaL_optstring(L, -1, NULL);
     lua_getfield(L, optidx, "time_travel");

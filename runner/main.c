@@ -6,7 +6,10 @@
 #include <jansson.h>
 #include <libgen.h>
 #include <limits.h>
+#include <fcntl.h>
 #include <sched.h>
+#include <spawn.h>
+#include <sys/wait.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -262,6 +265,43 @@ static void print_diag(FILE *f, const char *prefix, const char *text) {
 
 static void start_next(void);
 static void report(job *j);
+
+/* A UML kernel answers --version with its release alone ("6.1.192") and exits 0, in a few milliseconds; anything
+ * else is no kernel to boot, and saying so once beats a CRASHED verdict per run. */
+static int kernel_release(const char *kernel, char *out, size_t size) {
+  int p[2];
+  if (pipe2(p, O_CLOEXEC)) return -errno;
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&fa, p[1], 1);
+  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+  char *argv[] = {(char *)kernel, "--version", NULL};
+  extern char **environ;
+  pid_t pid;
+  int rc = posix_spawn(&pid, kernel, &fa, NULL, argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  close(p[1]);
+  if (rc) {
+    close(p[0]);
+    return -rc;
+  }
+  size_t n = 0;
+  ssize_t r;
+  while (n < size - 1 && ((r = read(p[0], out + n, size - 1 - n)) > 0 || (r < 0 && errno == EINTR)))
+    if (r > 0) n += (size_t)r;
+  close(p[0]);
+  int st;
+  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+  }
+  out[n] = '\0';
+  size_t digits = strspn(out, "0123456789");
+  if (!WIFEXITED(st) || WEXITSTATUS(st) || digits == 0 || out[digits] != '.' || n == 0 || out[n - 1] != '\n' ||
+      strchr(out, '\n') != out + n - 1 || strchr(out, ' '))
+    return -EINVAL;
+  out[n - 1] = '\0';
+  return 0;
+}
 
 /* Where -j auto keeps what it learnt about this host between runs: $UMLBED_JOBS_CACHE ("" turns it off), else
  * BUILD/jobs-auto.cache. */
@@ -627,7 +667,14 @@ int main(int argc, char **argv) {
         break;
       }
       case O_UNSAFE: g.cfg.unsafe_lua = 1; break;
-      case O_MEM: g.cfg.mem = optarg; break;
+      case O_MEM:
+        if (umb_mem_check(optarg)) {
+          fprintf(stderr, "umlbed: --mem wants a size from 32M to 64G, such as 64M or 1G (got '%s')\n", optarg);
+          status = 2;
+          goto out;
+        }
+        g.cfg.mem = optarg;
+        break;
       case O_CMDLINE: g.cfg.cmdline = optarg; break;
       case O_TT: g.cfg.time_travel = 1; break;
       case O_JUNIT: g.junit = optarg; break;
@@ -733,6 +780,12 @@ int main(int argc, char **argv) {
   /* Files that did not load are ERROR lines of their own; the others still run. */
   if (access(kernel, X_OK)) {
     fprintf(stderr, "umlbed: kernel %s: %s (use --kernel, --variant or $UMLBED_KERNEL)\n", kernel, strerror(errno));
+    status = 2;
+    goto out;
+  }
+  char release[128];
+  if (kernel_release(kernel, release, sizeof release)) {
+    fprintf(stderr, "umlbed: kernel %s: not a UML kernel (its --version did not print a release)\n", kernel);
     status = 2;
     goto out;
   }

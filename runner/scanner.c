@@ -6,8 +6,11 @@
 
 /* Console lines longer than this are cut; kernel lines are far shorter. */
 #define SCAN_LINE_MAX 4096
-/* Keep at most this much console text in memory for excerpts. */
+/* Keep at most about this much of the console's tail in memory for excerpts. */
 #define SCAN_LOG_MAX (1u << 20)
+/* Lines kept before and after the first finding. */
+#define SCAN_BEFORE 5
+#define SCAN_AFTER 64
 
 void umb_scanner_init(umb_scanner *s) {
   memset(s, 0, sizeof *s);
@@ -15,7 +18,24 @@ void umb_scanner_init(umb_scanner *s) {
   s->log_max = SCAN_LOG_MAX;
 }
 
+/* The message after printk's "[ seconds.micros] " stamp (with the "<level>" that early messages carry before it),
+ * or NULL for a line that has none. */
+static const char *kernel_text(const char *line) {
+  const char *p = line;
+  if (p[0] == '<' && p[1] >= '0' && p[1] <= '9' && p[2] == '>') p += 3;
+  if (*p++ != '[') return NULL;
+  while (*p == ' ') p++;
+  if (*p < '0' || *p > '9') return NULL;
+  while (*p >= '0' && *p <= '9') p++;
+  if (*p++ != '.') return NULL;
+  if (*p < '0' || *p > '9') return NULL;
+  while (*p >= '0' && *p <= '9') p++;
+  return *p == ']' ? p + 1 : NULL;
+}
+
 umb_finding umb_scanner_classify(const char *line) {
+  line = kernel_text(line);
+  if (line == NULL) return UMB_FIND_NONE;
   /* Lockdep headers start with "WARNING: possible ..." so they are checked first. */
   if (strstr(line, "WARNING: possible") || strstr(line, "possible circular locking") ||
       strstr(line, "WARNING: inconsistent lock state") || strstr(line, "WARNING: suspicious RCU usage"))
@@ -60,19 +80,43 @@ static int scan_line(void *arg, char *line, size_t len, int toolong) {
         break;
       }
   }
-  size_t off = s->log.len;
-  if (s->log.len + len + 1 <= s->log_max) {
+  /* The tail: when full, the oldest half goes. */
+  if (s->log.len + len + 1 > s->log_max && s->log.len > 0) {
+    size_t cut = s->log.len / 2;
+    const char *nl = memchr(s->log.data + cut, '\n', s->log.len - cut);
+    cut = nl ? (size_t)(nl - s->log.data) + 1 : s->log.len;
+    memmove(s->log.data, s->log.data + cut, s->log.len - cut);
+    s->log.len -= cut;
+  }
+  if (len + 1 <= s->log_max)
     if (umb_buf_append(&s->log, line, len) || umb_buf_append(&s->log, "\n", 1)) return -ENOMEM;
+  if (s->found_more > 0) {
+    if (umb_buf_append(&s->found, line, len) || umb_buf_append(&s->found, "\n", 1)) return -ENOMEM;
+    s->found_more--;
   }
   if (f != UMB_FIND_NONE) {
     if (s->first == UMB_FIND_NONE) {
       s->first = f;
-      s->first_off = off;
       s->first_lineno = s->nlines;
+      if (umb_buf_append(&s->found, s->recent.data ? s->recent.data : "", s->recent.len) ||
+          umb_buf_append(&s->found, line, len) || umb_buf_append(&s->found, "\n", 1))
+        return -ENOMEM;
+      s->found_more = SCAN_AFTER;
     }
     if (f > s->worst) s->worst = f;
     if (f > c->found) c->found = f;
   }
+  /* The context for a later finding: the last SCAN_BEFORE lines. */
+  if (s->nrecent == SCAN_BEFORE) {
+    const char *nl = memchr(s->recent.data, '\n', s->recent.len);
+    size_t cut = nl ? (size_t)(nl - s->recent.data) + 1 : s->recent.len;
+    memmove(s->recent.data, s->recent.data + cut, s->recent.len - cut);
+    s->recent.len -= cut;
+    s->nrecent--;
+  }
+  size_t keep = len < SCAN_LINE_MAX ? len : SCAN_LINE_MAX;
+  if (umb_buf_append(&s->recent, line, keep) || umb_buf_append(&s->recent, "\n", 1)) return -ENOMEM;
+  s->nrecent++;
   return 0;
 }
 
@@ -89,36 +133,38 @@ umb_finding umb_scanner_finish(umb_scanner *s) {
 }
 
 int umb_scanner_excerpt(const umb_scanner *s, umb_buf *out, size_t max_lines) {
-  const char *log = s->log.data ? s->log.data : "";
-  size_t len = s->log.len, start, before = 5;
-  if (s->first != UMB_FIND_NONE && s->first_off <= len) {
-    start = s->first_off;
-    /* Step back a few lines for context (the "cut here" marker and the task). */
-    while (start > 0 && before > 0) {
-      start--;
-      while (start > 0 && log[start - 1] != '\n') start--;
-      before--;
-    }
+  const char *log, *start;
+  size_t len;
+  if (s->first != UMB_FIND_NONE) {
+    /* The finding with its context, however much console text came before it. */
+    log = s->found.data ? s->found.data : "";
+    len = s->found.len;
+    start = log;
   } else {
     /* No finding: the tail is the interesting part. */
+    log = s->log.data ? s->log.data : "";
+    len = s->log.len;
     size_t i = len, count = 0;
     if (i > 0 && log[i - 1] == '\n') i--;
     while (i > 0) {
       if (log[i - 1] == '\n' && ++count == max_lines) break;
       i--;
     }
-    start = i;
+    start = log + i;
   }
-  size_t end = start, count = 0;
-  while (end < len && count < max_lines + 5) {
-    const char *nl = memchr(log + end, '\n', len - end);
-    end = nl ? (size_t)(nl - log) + 1 : len;
+  const char *end = start, *stop = log + len;
+  size_t count = 0;
+  while (end < stop && count < max_lines + SCAN_BEFORE) {
+    const char *nl = memchr(end, '\n', (size_t)(stop - end));
+    end = nl ? nl + 1 : stop;
     count++;
   }
-  return umb_buf_append(out, log + start, end - start);
+  return umb_buf_append(out, start, (size_t)(end - start));
 }
 
 void umb_scanner_free(umb_scanner *s) {
   umb_lines_free(&s->lines);
   umb_buf_free(&s->log);
+  umb_buf_free(&s->recent);
+  umb_buf_free(&s->found);
 }

@@ -902,6 +902,8 @@ int umb_scen_vm_spawn(umb_scen *sc, const char *mem, const char *cmdline, int ti
   };
   int rc = umb_vm_spawn(sc->loop, &o, on_vm_event, svm, &svm->vm);
   if (rc) {
+    /* Nothing started: the folder goes, so that the next t:vm() can take the same index. */
+    nftw(svm->dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
     free(svm);
     return rc;
   }

@@ -84,12 +84,15 @@ typedef enum umb_finding {
 /* Scans a console stream line by line and keeps it for excerpts. */
 typedef struct umb_scanner {
   umb_lines lines;
-  umb_buf log;          /* Complete lines seen so far (capped at log_max; later lines dropped). */
+  umb_buf log;          /* The most recent complete lines, at most about log_max bytes (older ones dropped). */
   size_t log_max;
   size_t nlines;
+  umb_buf recent;       /* The last few lines, for the context before a finding. */
+  size_t nrecent;
+  umb_buf found;        /* The first finding with a few lines before and after it, kept however long the console. */
+  size_t found_more;    /* Lines still to add to found. */
   umb_finding first;    /* First finding (NONE if none). */
   umb_finding worst;    /* Most severe finding. */
-  size_t first_off;     /* Offset in log of the line of the first finding. */
   size_t first_lineno;  /* 1-based line number of the first finding. */
   const char *const *ignore; /* NULL-terminated substrings: warnings whose line matches are not findings. */
   size_t nignored;      /* Warnings ignored that way. */
@@ -100,7 +103,8 @@ void umb_scanner_init(umb_scanner *s);
 umb_finding umb_scanner_feed(umb_scanner *s, const char *p, size_t n);
 /* Treat a final unterminated line as complete (call at EOF). */
 umb_finding umb_scanner_finish(umb_scanner *s);
-/* Classify one console line. */
+/* Classify one console line. Only kernel messages count, which carry printk's "[  seconds.micros] " stamp:
+ * text a guest program writes to /dev/console does not. */
 umb_finding umb_scanner_classify(const char *line);
 const char *umb_finding_name(umb_finding f);
 /* Append an excerpt to out: a few lines before the first finding and up to max_lines
@@ -168,6 +172,11 @@ void umb_vm_close(umb_vm *vm, void (*close_cb)(void *data), void *data);
  * events. Output the kernel wrote before the agent's last reply is then in the scanner. */
 void umb_vm_drain_console(umb_vm *vm);
 const umb_scanner *umb_vm_scanner(const umb_vm *vm);
+/* Guest memory a umlbed kernel boots with: below 32 MiB the 6.1 kernels panic at boot (node memory map). */
+#define UMB_MEM_MIN (32ull << 20)
+#define UMB_MEM_MAX (64ull << 30)
+/* 0 if mem (N, NK, NM or NG) is a guest memory size from UMB_MEM_MIN to UMB_MEM_MAX, else -EINVAL. */
+int umb_mem_check(const char *mem);
 int umb_vm_pid(const umb_vm *vm);
 int umb_vm_is_ready(const umb_vm *vm);
 int umb_vm_is_dead(const umb_vm *vm);

@@ -94,6 +94,19 @@ static void vm_die(umb_vm *vm, const char *why) {
   vm_report_dead(vm);
 }
 
+int umb_mem_check(const char *mem) {
+  char *end;
+  errno = 0;
+  unsigned long long v = strtoull(mem, &end, 10);
+  if (end == mem || *mem < '0' || *mem > '9' || errno) return -EINVAL;
+  unsigned long long mult = 1;
+  if (*end == 'K' || *end == 'k') mult = 1ull << 10, end++;
+  else if (*end == 'M' || *end == 'm') mult = 1ull << 20, end++;
+  else if (*end == 'G' || *end == 'g') mult = 1ull << 30, end++;
+  if (*end || v > (UMB_MEM_MAX / mult)) return -EINVAL;
+  return v * mult >= UMB_MEM_MIN ? 0 : -EINVAL;
+}
+
 static int group_alive(int pgid) {
   if (pgid <= 0) return 0;
   /* Reap zombies of the group that were reparented to us (we are a subreaper). */
