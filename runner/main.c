@@ -167,7 +167,7 @@ static int plan(char **files, int nfiles, const char *filter) {
   for (int i = 0; i < nfiles; i++) {
     char *name, *err, **combos;
     int n;
-    if (umb_scen_describe(files[i], g.cfg.params, g.cfg.unsafe_lua, &name, &combos, &n, &err)) {
+    if (umb_scen_describe(files[i], g.cfg.params, g.cfg.unsafe_lua, g.cfg.timeout_s, &name, &combos, &n, &err)) {
       fprintf(stderr, "umlbed: %s\n", err ? err : files[i]);
       bad = 1;
       if (filter && fnmatch(filter, files[i], 0)) {

@@ -98,6 +98,30 @@ static int scen_print(lua_State *L) {
   return 0;
 }
 
+/* setmetatable() without __gc: finalizers run with hooks off, where no deadline could stop one that loops. */
+static int safe_setmetatable(lua_State *L) {
+  if (lua_type(L, 2) == LUA_TTABLE && lua_getfield(L, 2, "__gc") != LUA_TNIL)
+    return luaL_argerror(L, 2, "__gc metamethods are not available to scenarios (--unsafe-lua allows them)");
+  lua_settop(L, 2);
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, 1);
+  lua_call(L, 2, 1);
+  return 1;
+}
+
+/* io.write() from a scenario: to its diagnostics, like print(), never into the TAP stream. */
+static int scen_iowrite(lua_State *L) {
+  umb_scen *sc = umb_scen_from_lua(L);
+  int n = lua_gettop(L);
+  for (int i = 1; i <= n; i++) {
+    size_t len;
+    const char *s = luaL_checklstring(L, i, &len);
+    if (sc) umb_buf_append(&sc->prints, s, len);
+  }
+  lua_getglobal(L, "io");
+  return 1;
+}
+
 static void set_nil(lua_State *L, const char *lib, const char *const *names) {
   lua_getglobal(L, lib);
   if (lua_istable(L, -1))
@@ -137,6 +161,19 @@ static void sandbox(lua_State *L) {
   lua_getglobal(L, "load");
   lua_pushcclosure(L, safe_load, 1);
   lua_setglobal(L, "load");
+  lua_getglobal(L, "setmetatable");
+  lua_pushcclosure(L, safe_setmetatable, 1);
+  lua_setglobal(L, "setmetatable");
+  /* Standard output is the TAP stream: io.write goes to the diagnostics, io.stdout and io.output() to stderr. */
+  lua_getglobal(L, "io");
+  lua_pushcfunction(L, scen_iowrite);
+  lua_setfield(L, -2, "write");
+  lua_getfield(L, -1, "stderr");
+  lua_setfield(L, -2, "stdout");
+  lua_getfield(L, -1, "output");
+  lua_getfield(L, -2, "stderr");
+  lua_call(L, 1, 0);
+  lua_pop(L, 1);
   lua_register(L, "loadfile", safe_loadfile);
   lua_register(L, "dofile", safe_dofile);
 }
@@ -316,6 +353,7 @@ static char *display_name(lua_State *L, int tidx, const char *file, const char *
 }
 
 typedef struct describe_ctx {
+  uint64_t deadline; /* uv_hrtime() past which loading the file is stopped (0: never). */
   const char *file;
   const char *const *params;
   char *name;
@@ -323,13 +361,52 @@ typedef struct describe_ctx {
   int n;
 } describe_ctx;
 
+static const char REG_DESCRIBE = 'D';
+
+/* Loading a file to list its runs executes its top level, which may loop: the same count hook, no yield. */
+static void describe_hook(lua_State *L, lua_Debug *ar) {
+  (void)ar;
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &REG_DESCRIBE);
+  const describe_ctx *d = lua_touserdata(L, -1);
+  lua_pop(L, 1);
+  if ((d && d->deadline && uv_hrtime() > d->deadline) || umb_stop_signal)
+    luaL_error(L, "%s: loading the scenario file did not finish within the timeout", d ? d->file : "?");
+}
+
+/* "FILE:LINE: " of the line that sets `matrix` in a scenario file (data has no line of its own in Lua's
+ * messages), or "FILE: " when no line does. */
+static void matrix_where(lua_State *L, const char *file) {
+  FILE *f = fopen(file, "re");
+  char line[4096];
+  int n = 0, found = 0;
+  while (f && fgets(line, sizeof line, f)) {
+    n++;
+    char *m = strstr(line, "matrix");
+    if (m && strchr(m, '=') && !strstr(line, "--")) {
+      found = n;
+      break;
+    }
+  }
+  if (f) fclose(f);
+  if (found) lua_pushfstring(L, "%s:%d: ", file, found);
+  else lua_pushfstring(L, "%s: ", file);
+}
+
+/* A matrix error (message on top) as an error naming the file and the matrix's line. */
+static int matrix_error(lua_State *L, const char *file) {
+  matrix_where(L, file);
+  lua_insert(L, -2);
+  lua_concat(L, 2);
+  return lua_error(L);
+}
+
 /* The Lua side of umb_scen_describe, run under lua_pcall: scenario files are user code. */
 static int describe_protected(lua_State *L) {
   describe_ctx *d = lua_touserdata(L, 1);
   if (load_table(L, d->file, d->params)) return lua_error(L);
   int t = lua_gettop(L);
   int n = matrix_combo(L, t, 0, NULL);
-  if (n < 0) return luaL_error(L, "%s: %s", d->file, lua_tostring(L, -1));
+  if (n < 0) return matrix_error(L, d->file);
   lua_pop(L, 1);
   d->name = display_name(L, t, d->file, NULL);
   d->combos = calloc((size_t)n, sizeof(char *));
@@ -346,15 +423,19 @@ static int describe_protected(lua_State *L) {
   return 0;
 }
 
-int umb_scen_describe(const char *file, const char *const *params, int unsafe, char **name, char ***combos,
-                      int *ncombos, char **err) {
+int umb_scen_describe(const char *file, const char *const *params, int unsafe, double timeout_s, char **name,
+                      char ***combos, int *ncombos, char **err) {
   describe_ctx d = {.file = file, .params = params};
+  if (timeout_s > 0) d.deadline = uv_hrtime() + (uint64_t)(timeout_s * 1e9);
   lua_State *L = new_state(unsafe);
   *combos = NULL;
   *ncombos = 0;
   *name = NULL;
   *err = NULL;
   if (L == NULL) return -ENOMEM;
+  lua_pushlightuserdata(L, &d);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &REG_DESCRIBE);
+  lua_sethook(L, describe_hook, LUA_MASKCOUNT, HOOK_COUNT);
   lua_pushcfunction(L, describe_protected);
   lua_pushlightuserdata(L, &d);
   int rc = lua_pcall(L, 1, 0, 0) == LUA_OK ? 0 : -EINVAL;
@@ -733,8 +814,11 @@ static void task_run(umb_task *t) {
     t->pending_what = "nothing: it was stopped in busy Lua code";
     if (sc->busy_timeout) {
       luaL_traceback(sc->L, t->co, "the scenario's Lua code ran past the timeout without waiting for the guest", 0);
-      umb_scen_finish(sc, UMB_TIMEOUT, "%s: %s", t->where, lua_tostring(sc->L, -1));
+      /* Finishing may close the Lua state at once: the text must not live on its stack. */
+      char *msg = strdup(lua_tostring(sc->L, -1));
       lua_pop(sc->L, 1);
+      umb_scen_finish(sc, UMB_TIMEOUT, "%s: %s", t->where, msg ? msg : "");
+      free(msg);
     }
     /* Else a signal stopped it: the loop's signal handling interrupts the scenario next. */
     return;
@@ -923,7 +1007,7 @@ static int prepare_protected(lua_State *L) {
   lua_getfield(L, t, "timeout");
   /* timeout may depend on the parameters (e.g. a fuzzer's step count): function(p) -> seconds. */
   if (lua_isfunction(L, -1)) {
-    if (matrix_combo(L, t, sc->combo, NULL) < 0) return luaL_error(L, "%s: %s", sc->file, lua_tostring(L, -1));
+    if (matrix_combo(L, t, sc->combo, NULL) < 0) return matrix_error(L, sc->file);
     lua_call(L, 1, 1);
   }
   if (!lua_isnil(L, -1)) {
@@ -946,7 +1030,7 @@ static int prepare_protected(lua_State *L) {
   int coref = luaL_ref(L, LUA_REGISTRYINDEX);
   lua_getfield(L, t, "run");
   umb_lua_push_t(L);
-  if (matrix_combo(L, t, sc->combo, NULL) < 0) return luaL_error(L, "%s: %s", sc->file, lua_tostring(L, -1));
+  if (matrix_combo(L, t, sc->combo, NULL) < 0) return matrix_error(L, sc->file);
   /* The t object carries the parameters too, for helpers that only get t. */
   lua_pushvalue(L, -1);
   lua_setfield(L, -3, "params");

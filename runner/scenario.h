@@ -131,8 +131,8 @@ struct umb_scen {
 
 /* Describe a scenario file: pushes nothing; fills *name and the display names of every
  * matrix combination (malloc'd). Returns 0, or -EINVAL with *err set (malloc'd). */
-int umb_scen_describe(const char *file, const char *const *params, int unsafe, char **name, char ***combos,
-                      int *ncombos, char **err);
+int umb_scen_describe(const char *file, const char *const *params, int unsafe, double timeout_s, char **name,
+                      char ***combos, int *ncombos, char **err);
 /* Combinations one matrix may have. */
 #define UMB_MATRIX_MAX 65536
 /* Set (to the signal number) by the runner's SIGINT/SIGTERM/SIGHUP handler, before the event loop hears of it:
