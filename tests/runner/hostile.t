@@ -1,0 +1,502 @@
+#!/bin/sh
+# hostile.t: reliability and containment (issue 9): hostile scenarios, names, bytes and guests cannot crash, hang,
+# forge TAP or reach the host outside the run folder. The fake UML where no kernel is needed, the patched kernel
+# for the guest-side checks ([UML], skipped without it).
+. "$(dirname "$0")/common.sh"
+export UMLBED_FAKE=agent
+F="--kernel $UMLBED_TEST --agent $UMLBED_TEST"
+KERNEL=${UMLBED_KERNEL:-$BUILD/kernel/full/obj/linux}
+AGENT=${UMLBED_AGENT:-$BUILD/guest/umlbed-agent}
+# Every runner started here is bounded by this guard; the scenarios' own timers are exact (--timeout 2), the guard
+# only ends a runner that hangs.
+GUARD=$(scaled 60)
+
+# grun ARGS...: like run, but a runner still there after the guard is killed (hung=1) and its reaper waited for,
+# so that a hang is a failed check, never a hung test.
+grun() {
+  start=$(date +%s.%N)
+  "$UMLBED" "$@" >"$T/out" 2>"$T/err" &
+  pid=$!
+  hung=0
+  reaper=
+  if ! timeout "$GUARD" tail -s 0.1 --pid=$pid -f /dev/null; then
+    hung=1
+    reaper=$(pgrep -P $pid -f "^$UMLBED " | head -n 1)
+    kill -KILL $pid
+  fi
+  wait $pid
+  rc=$?
+  secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }')
+  if [ -n "$reaper" ]; then timeout "$(scaled 30)" tail -s 0.1 --pid="$reaper" -f /dev/null; fi
+  if [ "$hung" = 1 ]; then echo "# the runner was still there after the ${GUARD}s guard: killed" >>"$T/err"; fi
+}
+ended() { [ "$hung" = 0 ]; }
+clean() { rm -rf "$TMPDIR"/umlbed-*; }
+# The TAP line whose text matches the ERE $1 and the diagnostics after it, up to the next result line.
+block() { re=$1 awk 'BEGIN { re = ENVIRON["re"] } /^(not )?ok [0-9]+ / { on = ($0 ~ re) } on' "$T/out"; }
+in_block() { block "$1" | grep -qE -- "$2"; }
+# prove accepts the TAP as a passing (or, with not, failing) test file.
+prove_ok() { prove -e cat "$T/out" >"$T/prove" 2>&1; }
+# Diagnostics of a check that failed: stdout and stderr of the last run.
+show() { diag "$T/out"; diag "$T/err"; }
+
+# ---- A. Error objects whose __tostring raises or returns no string: ERROR, never a PANIC of the runner. ----
+for where in run task-waited task-unwaited; do
+  grun run $F --filter "*where=$where*" "$SCEN/hostile-errobj.lua"
+  for how in raises not-a-string; do
+    check "A: error object whose __tostring $how, in $where: ERROR" \
+      grep -q "^not ok [12] - hostile error object \[how=$how, where=$where\] # ERROR$" "$T/out"
+  done
+  check "A: $where: exit status 1, not a signal (got $rc)" [ "$rc" = 1 ]
+  check "A: $where: no PANIC on stderr" not grep -q PANIC "$T/err"
+  [ "$rc" = 1 ] || show
+  clean
+done
+# Beyond the spec: an error object whose __tostring never returns must end at the deadline too.
+grun run $F --timeout 2 "$SCEN/hostile-errobj-loop.lua"
+check "A: error object whose __tostring loops: ERROR or TIMEOUT, and the runner ends (beyond the spec)" \
+  grep -qE '^not ok 1 - hostile error object that loops # (ERROR|TIMEOUT)$' "$T/out"
+ended || show
+clean
+
+# ---- B. The sandbox: what escapes it is nil, binary chunks are refused, --unsafe-lua turns it off. ----
+grun run $F "$SCEN/hostile-exit.lua"
+check "B: os.exit(0): a result line follows the plan (the runner went on)" \
+  grep -q '^not ok 1 - hostile os.exit # ERROR$' "$T/out"
+check "B: os.exit(0): the ERROR names hostile-exit.lua:4" grep -q 'hostile-exit\.lua:4:' "$T/out"
+check "B: os.exit(0): exit status 1 (got $rc)" [ "$rc" = 1 ]
+# Only a folder of this test's TMPDIR is removed, whatever the output says.
+kept=$(sed -n 's/^# run folder kept: //p' "$T/out" | head -n 1)
+case $kept in "$TMPDIR"/umlbed-*) rm -rf "$kept" ;; esac
+check "B: os.exit(0): no run folder left but the one reported kept" [ "$(leftover_dirs)" = 0 ]
+[ "$rc" = 1 ] || show
+clean
+grun run $F "$SCEN/hostile-exit-pcall.lua"
+check "B: pcall(os.exit, 0) fails and the run is ok" grep -q '^ok 1 - hostile os.exit under pcall$' "$T/out"
+check "B: pcall(os.exit, 0): exit status 0 (got $rc)" [ "$rc" = 0 ]
+check "B: pcall(os.exit, 0): the run folder is gone" [ "$(leftover_dirs)" = 0 ]
+[ "$rc" = 0 ] || show
+clean
+
+grun run $F "$SCEN/hostile-sandbox-call.lua"
+for fn in os.execute io.popen package.loadlib debug.sethook debug.setlocal debug.setupvalue; do
+  re="hostile sandbox call \\[fn=$(echo "$fn" | sed 's/\./\\./g')\\]"
+  check "B: calling $fn is an ERROR" in_block "$re" ' # ERROR$'
+  check "B: ... naming hostile-sandbox-call.lua:20" in_block "$re" 'hostile-sandbox-call\.lua:20:'
+done
+clean
+
+# A precompiled scenario file: from luac5.4, else from string.dump in lua5.4.
+cat >"$T/binsrc.lua" <<'EOF'
+return { name = "hostile binary", run = function(t) end }
+EOF
+if command -v luac5.4 >/dev/null; then
+  luac5.4 -o "$T/hostile-binary.lua" "$T/binsrc.lua"
+elif command -v lua5.4 >/dev/null; then
+  lua5.4 - "$T/binsrc.lua" "$T/hostile-binary.lua" <<'EOF'
+local f = assert(io.open(arg[2], "wb")); f:write(string.dump(assert(loadfile(arg[1])))); f:close()
+EOF
+fi
+export HOSTILE_BINARY=$T/hostile-binary.lua
+grun run $F "$SCEN/hostile-sandbox.lua"
+check "B: sandbox: the escapes are nil, binary chunks refused, debug.getinfo and debug.traceback kept" \
+  grep -q '^ok 1 - hostile sandbox$' "$T/out"
+grep -q '^ok 1 - hostile sandbox$' "$T/out" || show
+clean
+if [ -s "$HOSTILE_BINARY" ]; then
+  grun run $F "$HOSTILE_BINARY"
+  binary_refused() { [ "$rc" = 2 ] || { [ "$rc" = 1 ] && grep -q '^not ok 1 - .* # ERROR$' "$T/out"; }; }
+  check "B: a precompiled scenario file is an ERROR (or a setup error), never a crash (exit $rc)" binary_refused
+  binary_refused || show
+  clean
+  grun list "$HOSTILE_BINARY"
+  check "B: umlbed list refuses a precompiled scenario file (exit 2, got $rc)" [ "$rc" = 2 ]
+else
+  echo "ok $((n + 1)) # SKIP neither luac5.4 nor lua5.4 to make a precompiled chunk"
+  echo "ok $((n + 2)) # SKIP neither luac5.4 nor lua5.4 to make a precompiled chunk"
+  n=$((n + 2))
+fi
+
+grun run $F --unsafe-lua "$SCEN/hostile-unsafe.lua"
+check "B: --unsafe-lua: os.execute(\"true\") works" grep -q '^ok 1 - hostile unsafe lua$' "$T/out"
+[ "$rc" = 0 ] || show
+clean
+
+# Beyond the spec: require's C searchers load shared objects like package.loadlib; the module's constructor
+# leaves a mark if it ever runs.
+mkdir -p "$T/cmod"
+cat >"$T/cmod/hostilemod.c" <<'EOF'
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+__attribute__((constructor)) static void mark(void)
+{
+	const char *p = getenv("HOSTILE_MARK");
+	if (p)
+		close(open(p, O_WRONLY | O_CREAT, 0644));
+}
+EOF
+if gcc -shared -fPIC -o "$T/cmod/hostilemod.so" "$T/cmod/hostilemod.c" 2>"$T/cc.err"; then
+  export HOSTILE_CPATH="$T/cmod/?.so" HOSTILE_MARK="$T/cmod/loaded"
+  grun run $F "$SCEN/hostile-require.lua"
+  check "B: require cannot load a C module (beyond the spec)" [ ! -e "$HOSTILE_MARK" ]
+  check "B: ... and the scenario ran to its verdict" grep -q '^ok 1 - hostile require of a C module$' "$T/out"
+  clean
+else
+  echo "ok $((n + 1)) # SKIP cannot build a shared object: $(head -n 1 "$T/cc.err")"
+  n=$((n + 1))
+fi
+
+# ---- C. Deadlines that Lua cannot escape (--timeout 2: exact for the text; the guard bounds a hang). ----
+for how in pcall xpcall; do
+  grun run $F --timeout 2 --filter "*how=$how*" "$SCEN/hostile-pcall-loop.lua"
+  check "C: a busy loop under $how that catches the deadline's error: TIMEOUT" \
+    grep -q "^not ok 1 - hostile pcall loop \[how=$how\] # TIMEOUT$" "$T/out"
+  check "C: ... not before 2 s, and the runner ended within the guard (${secs}s)" within "$secs" 2 "$GUARD"
+  check "C: ... exit status 1, not a signal (got $rc)" [ "$rc" = 1 ]
+  [ "$rc" = 1 ] || show
+  clean
+done
+grun run $F --timeout 2 "$SCEN/hostile-timeout-fn.lua"
+check "C: a timeout function that never returns: TIMEOUT or ERROR, bounded by --timeout" \
+  grep -qE '^not ok 1 - hostile timeout function # (TIMEOUT|ERROR)$' "$T/out"
+check "C: ... and the runner ended within the guard (${secs}s)" ended
+check "C: ... exit status 1, not a signal (got $rc)" [ "$rc" = 1 ]
+[ "$rc" = 1 ] || show
+clean
+# Beyond the spec: a scenario file that loops while it loads (top-level code).
+cat >"$T/hostile-load-loop.lua" <<'EOF'
+-- hostile-load-loop.lua: the file's own code never returns.
+while true do end
+return { name = "hostile load loop", run = function(t) end }
+EOF
+grun run $F --timeout 2 "$T/hostile-load-loop.lua"
+check "C: a scenario file that loops while loading: ERROR or TIMEOUT, and the runner ends (beyond the spec)" \
+  grep -qE '^not ok 1 - .* # (TIMEOUT|ERROR)$' "$T/out"
+check "C: ... exit status 1, not a signal (got $rc, beyond the spec)" [ "$rc" = 1 ]
+[ "$rc" = 1 ] || show
+clean
+for f in gc-loop gc-close; do
+  grun run $F --timeout 2 "$SCEN/hostile-$f.lua"
+  check "C: a __gc that loops forever ($f): the verdict line is printed" grep -qE '^(not )?ok 1 - hostile gc' "$T/out"
+  check "C: ... and the runner exits within the guard (${secs}s)" ended
+  check "C: ... by itself: exit status 0 or 1, not a signal (got $rc)" [ "$rc" = 0 -o "$rc" = 1 ]
+  [ "$rc" = 0 -o "$rc" = 1 ] || show
+  clean
+done
+
+# SIGINT while Lua loops without a timeout: the scenario says (on a FIFO) that its loop starts.
+fifo=$T/ready.fifo
+mkfifo "$fifo"
+exec 5<>"$fifo"
+UMLBED_READY_FIFO=$fifo "$UMLBED" run $F --timeout 0 "$SCEN/hostile-busy.lua" >"$T/out" 2>"$T/err" 5>&- &
+pid=$!
+if timeout "$GUARD" head -n 1 <&5 >"$T/ready"; then ready=0; else ready=1; fi
+exec 5>&-
+ok $ready "C: SIGINT: the busy loop started (the plan was printed before it)"
+check "C: SIGINT: the plan 1..1 was printed" grep -q '^1\.\.1$' "$T/out"
+reaper=$(pgrep -P $pid -f "^$UMLBED " | head -n 1)
+kill -INT $pid
+if timeout "$GUARD" tail -s 0.1 --pid=$pid -f /dev/null; then hung=0; else hung=1; kill -KILL $pid; fi
+wait $pid
+rc=$?
+[ -n "$reaper" ] && timeout "$(scaled 30)" tail -s 0.1 --pid="$reaper" -f /dev/null
+check "C: SIGINT: the runner ended within the guard" ended
+check "C: SIGINT: exit status 130 (got $rc)" [ "$rc" = 130 ]
+check "C: SIGINT: no run folder left" [ "$(leftover_dirs)" = 0 ]
+[ "$rc" = 130 ] || show
+clean
+
+# ---- D. Reports stay valid on any bytes: invalid UTF-8 is U+00NN; in XML, control bytes are the text \xNN. ----
+grun run $F -j 1 --json "$T/r.json" --junit "$T/r.xml" "$SCEN/hostile-bytes.lua" "$SCEN/hostile-badname.lua"
+check "D: the JSON report parses" python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$T/r.json"
+check "D: every JSON result has a name" python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))["results"]
+sys.exit(not (len(r) == 2 and all("name" in x for x in r)))' "$T/r.json"
+check "D: JSON: the byte 0xff of a name is U+00FF" python3 -c '
+import json, sys
+sys.exit(not any(x.get("name") == "bad \u00ff name" for x in json.load(open(sys.argv[1]))["results"]))' "$T/r.json"
+check "D: JSON: the diagnostics keep every byte (0xff 0xfe 0x01 0x02 as U+00NN)" python3 -c '
+import json, sys
+sys.exit(not any("binary \x02: got \u00ff\u00fe\x01, want x" in (x.get("diag") or "")
+                 for x in json.load(open(sys.argv[1]))["results"]))' "$T/r.json"
+if command -v xmllint >/dev/null; then
+  check "D: xmllint accepts the JUnit report" xmllint --noout "$T/r.xml"
+else
+  echo "ok $((n + 1)) # SKIP no xmllint (libxml2-utils)"
+  n=$((n + 1))
+fi
+check "D: JUnit: the name with 0xff is U+00FF, control bytes are the text backslash-xNN" python3 -c '
+import sys, xml.etree.ElementTree as ET
+cases = ET.parse(sys.argv[1]).getroot().iter("testcase")
+names, texts = [], []
+for c in cases:
+    names.append(c.get("name"))
+    texts += [e.text or "" for e in c]
+ok = "bad \u00ff name" in names and any("binary \\x02: got \u00ff\u00fe\\x01, want x" in s for s in texts)
+sys.exit(not ok)' "$T/r.xml"
+clean
+
+# ---- E. TAP integrity: # \ newline CR and control bytes escaped in names; print() is a comment. ----
+grun run $F "$SCEN/hostile-todo.lua"
+check "E: a failing run named with a hash-TODO directive: the hash is escaped" \
+  grep -qxF 'not ok 1 - x \# TODO not really # FAILED' "$T/out"
+check "E: ... and prove counts it as a failure" not prove_ok
+clean
+grun run $F -j 1 "$SCEN/hostile-tap-names.lua"
+check "E: a hash in a name is written as backslash-hash" grep -qxF 'ok 1 - hostile tap names [s=a\#b]' "$T/out"
+check "E: a backslash in a name is doubled" grep -qxF 'ok 2 - hostile tap names [s=back\\slash]' "$T/out"
+check "E: a newline in a name is backslash-n" grep -qxF 'ok 3 - hostile tap names [s=nl\nok 9 - forged]' "$T/out"
+check "E: a CR in a name is backslash-r" grep -qxF 'ok 4 - hostile tap names [s=cr\rx]' "$T/out"
+check "E: a control byte in a name is backslash-x01" grep -qxF 'ok 5 - hostile tap names [s=ctl\x01x]' "$T/out"
+check "E: a newline in a name makes no extra TAP line" not grep -q '^ok 9 - forged' "$T/out"
+check "E: five result lines" [ "$(grep -c '^\(not \)\?ok [0-9]' "$T/out")" = 5 ]
+check "E: prove accepts the TAP" prove_ok
+prove_ok || diag "$T/prove"
+clean
+grun run $F "$SCEN/hostile-print.lua"
+check "E: print() shows as a hash-print comment line" grep -qx '# print: ok 5 - injected' "$T/out"
+check "E: print() cannot make a TAP line" not grep -qx 'ok 5 - injected' "$T/out"
+check "E: a newline in print() cannot start a TAP line" not grep -q '^ok 6 - second line' "$T/out"
+check "E: the printing run is ok and prove accepts the TAP" eval 'grep -qx "ok 1 - hostile print" "$T/out" && prove_ok'
+clean
+# Beyond the spec: io.write and io.stdout write to the same standard output.
+grun run $F "$SCEN/hostile-iowrite.lua"
+check "E: io.write and io.stdout:write cannot make TAP lines (beyond the spec)" \
+  not grep -qE '^ok [78] - via io\.(write|stdout)$' "$T/out"
+check "E: ... and prove accepts the TAP (beyond the spec)" prove_ok
+clean
+
+# ---- F. Smaller ones. ----
+for f in timeout-neg timeout-str skip-true; do
+  grun run $F "$SCEN/hostile-$f.lua"
+  check "F: $f: ERROR, not silently ignored" grep -q '^not ok 1 - .* # ERROR$' "$T/out"
+  check "F: $f: the error text names hostile-$f.lua" grep -q "^#   .*hostile-$f\.lua" "$T/out"
+  grep -q '^not ok 1 - .* # ERROR$' "$T/out" || show
+  clean
+done
+for v in abc -1 nan; do
+  grun run $F --timeout "$v" "$SCEN/fake-ok.lua"
+  check "F: --timeout $v: exit status 2 (got $rc)" [ "$rc" = 2 ]
+  check "F: --timeout $v: a message about --timeout" grep -q 'timeout' "$T/err"
+  clean
+done
+for k in 32 31; do
+  grun list "$SCEN/hostile-matrix$k.lua"
+  check "F: matrix of $k keys x 2: umlbed list exits 2 (got $rc)" [ "$rc" = 2 ]
+  check "F: ... naming the file" grep -q "hostile-matrix$k\.lua" "$T/err"
+  grun run $F "$SCEN/hostile-matrix$k.lua"
+  check "F: matrix of $k keys x 2: run gives an ERROR line, not 1..0 (exit $rc)" \
+    eval '[ "$rc" != 0 ] && grep -q "^not ok 1 - .*# ERROR$" "$T/out"'
+  check "F: ... naming the file" grep -q "^#   .*hostile-matrix$k\.lua" "$T/out"
+  clean
+done
+mkdir -p "$T/empty"
+grun run $F "$T/empty"
+check "F: a folder without *.lua: exit status 2 (got $rc), not an empty plan" [ "$rc" = 2 ]
+check "F: ... with a message" [ -s "$T/err" ]
+TMPDIR=/nonexistent timeout -k 5 "$GUARD" "$UMLBED" run $F "$SCEN/fake-ok.lua" >"$T/out" 2>"$T/err"
+rc=$?
+check "F: TMPDIR=/nonexistent: exit status 2 (got $rc)" [ "$rc" = 2 ]
+grun run $F "$SCEN/hostile-request.lua"
+check "F: a newline in vm:request's verb: ERROR" in_block 'hostile request \[part=verb\]' ' # ERROR$'
+check "F: ... naming hostile-request.lua:8" in_block 'hostile request \[part=verb\]' 'hostile-request\.lua:8:'
+check "F: a newline in a vm:request field: ERROR" in_block 'hostile request \[part=field\]' ' # ERROR$'
+check "F: ... naming hostile-request.lua:10" in_block 'hostile request \[part=field\]' 'hostile-request\.lua:10:'
+clean
+grun run $F "$SCEN/hostile-file-nul.lua"
+check "F: vm:file with a NUL in the name: ERROR" grep -q '^not ok 1 - hostile file name with NUL # ERROR$' "$T/out"
+check "F: ... naming hostile-file-nul.lua:6" grep -q 'hostile-file-nul\.lua:6:' "$T/out"
+clean
+cat >"$T/hostile-syntax.lua" <<'EOF'
+-- hostile-syntax.lua: a syntax error on line 5.
+return {
+  name = "hostile syntax",
+  run = function(t) end
+  oops
+}
+EOF
+grun run $F "$T/hostile-syntax.lua"
+check "F: a syntax error: ERROR naming file:line" grep -q '^#   .*hostile-syntax\.lua:5:' "$T/out"
+clean
+grun run $F "$SCEN/hostile-matrix-value.lua"
+check "F: a matrix value that is not a list: ERROR" grep -q '^not ok 1 - .*# ERROR$' "$T/out"
+check "F: ... naming file:line" grep -qE '^#   .*hostile-matrix-value\.lua:[0-9]+:' "$T/out"
+grun list "$SCEN/hostile-matrix-value.lua"
+check "F: ... and umlbed list exits 2 naming file:line" \
+  eval '[ "$rc" = 2 ] && grep -qE "hostile-matrix-value\.lua:[0-9]+:" "$T/err"'
+clean
+
+# ---- [UML] Boots, command-line checks, console scanning and guest containment on the patched kernel. ----
+if [ ! -x "$KERNEL" ] || [ ! -f "$AGENT" ]; then
+  echo "ok $((n + 1)) # SKIP [UML] checks: no patched kernel ($KERNEL) or agent ($AGENT)"
+  n=$((n + 1))
+  check "no UML/fake process of this test left at the end" not running "rootflags=$TMPDIR/"
+  echo "1..$n"
+  exit 0
+fi
+K="--kernel $KERNEL --agent $AGENT"
+
+grun run $K "$SCEN/hostile-uml-boot.lua"
+check "[UML] a boot refused with E2BIG, then t:vm() works (no EEXIST)" grep -q '^ok 1 - hostile failed boot$' "$T/out"
+[ "$rc" = 0 ] || show
+clean
+for opt in "--mem lots" "--mem 1M"; do
+  grun run $K $opt "$SCEN/hostile-uml-plain.lua"
+  check "[UML] $opt: a setup error, exit status 2 (got $rc)" [ "$rc" = 2 ]
+  check "[UML] $opt: the message names --mem" grep -q -e '--mem' "$T/err"
+  clean
+done
+grun run --kernel /bin/true --agent "$AGENT" "$SCEN/hostile-uml-plain.lua"
+check "[UML] --kernel /bin/true: a setup error, exit status 2 (got $rc)" [ "$rc" = 2 ]
+check "[UML] --kernel /bin/true: the message names the option (--kernel, or kernel /bin/true)" \
+  grep -qE -e '--kernel|kernel /bin/true' "$T/err"
+clean
+grun run $K "$SCEN/hostile-uml-mem.lua"
+check "[UML] t:vm{mem = \"0\"} and {mem = \"lots\"} return nil, EINVAL (not CRASHED)" \
+  grep -q '^ok 1 - hostile vm memory size$' "$T/out"
+[ "$rc" = 0 ] || show
+clean
+
+grun run $K --keep "$SCEN/hostile-uml-usertext.lua"
+check "[UML] BUG:, Oops:, WARNING: and Kernel panic text from user space: the run is ok" \
+  grep -q '^ok 1 - hostile user-space console text$' "$T/out"
+[ "$rc" = 0 ] || show
+check "[UML] ... the text did reach the console" grep -q '^BUG: not really' "$TMPDIR"/umlbed-*/vm0/console.log
+clean
+
+grun run $K --timeout "$(scaled 120)" "$SCEN/hostile-uml-flood.lua"
+check "[UML] over 2 MiB of console text, then sysrq c: CRASHED" grep -q '^not ok 1 - console flood then a crash # CRASHED$' "$T/out"
+# The panic line itself: a "sysrq: Trigger a crash" line can slip into a full excerpt buffer by its shortness.
+check "[UML] ... and the excerpt shows the panic line, not only the flood" \
+  grep -q '^#   .*Kernel panic - not syncing' "$T/out"
+grep -q '^#   .*Kernel panic - not syncing' "$T/out" || show
+clean
+
+# ---- G. [UML] Guest containment: a static helper run with vm:exec (moved into /shared by the scenario). ----
+cat >"$T/helper.c" <<'EOF'
+/* helper.c: the hostile guest program of hostile.t: hostfs mounts, chmod, symbolic links. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int exists(const char *p)
+{
+	struct stat st;
+	return lstat(p, &st) == 0;
+}
+
+/* Mounts hostfs with DATA on /mnt and says what it sees there. */
+static void look(const char *tag, const char *data)
+{
+	if (mkdir("/mnt", 0755) && errno != EEXIST) {
+		printf("%s-mkdir: %s\n", tag, strerror(errno));
+		return;
+	}
+	if (mount("none", "/mnt", "hostfs", 0, data)) {
+		printf("%s-mount: %s\n", tag, strerror(errno));
+		return;
+	}
+	printf("%s-mount: ok\n", tag);
+	printf("%s-passwd: %s\n", tag, exists("/mnt/etc/passwd") ? "yes" : "no");
+	printf("%s-work: %s\n", tag, exists("/mnt/work") ? "yes" : "no");
+	printf("%s-agent: %s\n", tag, exists("/mnt/umlbed-agent") || exists("/mnt/root/umlbed-agent") ? "yes" : "no");
+	DIR *d = opendir("/mnt");
+	for (struct dirent *e; d && (e = readdir(d));)
+		printf("%s-entry: %s\n", tag, e->d_name);
+	if (d)
+		closedir(d);
+	umount("/mnt");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 2 && !strcmp(argv[1], "mount")) {
+		look("root", "/");
+		return 0;
+	}
+	if (argc == 2 && !strcmp(argv[1], "dotdot")) {
+		look("dotdot", "/../../../../../../../../../../../../../../../..");
+		return 0;
+	}
+	if (argc == 3 && !strcmp(argv[1], "chmod")) {
+		printf("chmod: %s\n", chmod(argv[2], 0777) ? strerror(errno) : "ok");
+		return 0;
+	}
+	if (argc == 4 && !strcmp(argv[1], "symlink")) {
+		if (symlink(argv[2], argv[3])) {
+			printf("symlink: %s\n", strerror(errno));
+			return 1;
+		}
+		return 0;
+	}
+	if (argc == 3 && !strcmp(argv[1], "swapshared")) {
+		if (rename("/shared", "/shared.old") || symlink(argv[2], "/shared")) {
+			printf("swapshared: %s\n", strerror(errno));
+			return 1;
+		}
+		return 0;
+	}
+	fprintf(stderr, "usage: helper mount | dotdot | chmod PATH | symlink TARGET LINK | swapshared DIR\n");
+	return 2;
+}
+EOF
+if ! gcc -static -O2 -Wall -o "$T/helper.bin" "$T/helper.c" 2>"$T/cc.err"; then
+  echo "ok $((n + 1)) # SKIP [UML] containment: cannot build a static helper: $(head -n 1 "$T/cc.err")"
+  n=$((n + 1))
+else
+  # The scenario moves the helper into its shared folder (a rename keeps the mode): a fresh copy per run.
+  export HOSTILE_HELPER=$T/helper
+  cp "$T/helper.bin" "$HOSTILE_HELPER"
+  grun run $K "$SCEN/hostile-uml-mount.lua"
+  check "[UML] G: a guest's hostfs mount of / shows the run folder, not the host's root" \
+    grep -q '^ok 1 - hostile hostfs mount$' "$T/out"
+  [ "$rc" = 0 ] || show
+  clean
+  cp "$T/helper.bin" "$HOSTILE_HELPER"
+  grun run $K "$SCEN/hostile-uml-dotdot.lua"
+  check "[UML] G: a guest's hostfs mount of /../../.. does not climb out either (beyond the spec)" \
+    grep -q '^ok 1 - hostile hostfs mount with \.\.$' "$T/out"
+  [ "$rc" = 0 ] || show
+  clean
+
+  # The agent given to the runner, on the run folders' filesystem (where a hard link would share its mode).
+  cp "$AGENT" "$T/agent"
+  chmod 0755 "$T/agent"
+  cp "$T/helper.bin" "$HOSTILE_HELPER"
+  grun run --kernel "$KERNEL" --agent "$T/agent" "$SCEN/hostile-uml-chmod.lua"
+  check "[UML] G: the guest's chmod 0777 /umlbed-agent ran" grep -q '^ok 1 - hostile chmod of the agent$' "$T/out"
+  check "[UML] G: ... and the host's agent kept its mode (got $(stat -c %a "$T/agent"))" [ "$(stat -c %a "$T/agent")" = 755 ]
+  [ "$rc" = 0 ] || show
+  clean
+
+  export HOSTILE_SCRATCH=$T/scratch
+  printf 'scratch\n' >"$HOSTILE_SCRATCH"
+  cp "$T/helper.bin" "$HOSTILE_HELPER"
+  grun run $K "$SCEN/hostile-uml-symlink.lua"
+  check "[UML] G: vm:file(\"l\"):write through a guest-made link to a host file fails" \
+    grep -q '^ok 1 - hostile symlink in the shared folder$' "$T/out"
+  check "[UML] G: ... and the host file is unchanged" [ "$(cat "$HOSTILE_SCRATCH")" = scratch ]
+  [ "$rc" = 0 ] || show
+  clean
+
+  export HOSTILE_VICTIM_DIR=$T/victim
+  mkdir -p "$HOSTILE_VICTIM_DIR"
+  printf 'victim\n' >"$HOSTILE_VICTIM_DIR/victim"
+  cp "$T/helper.bin" "$HOSTILE_HELPER"
+  grun run $K "$SCEN/hostile-uml-swapshared.lua"
+  check "[UML] G: host-side writes do not follow /shared swapped for a link (beyond the spec)" \
+    grep -q '^ok 1 - hostile shared folder swapped for a link$' "$T/out"
+  check "[UML] G: ... and the host file is unchanged (beyond the spec)" [ "$(cat "$HOSTILE_VICTIM_DIR/victim")" = victim ]
+  [ "$rc" = 0 ] || show
+  clean
+fi
+
+check "no UML/fake process of this test left at the end" not running "rootflags=$TMPDIR/"
+echo "1..$n"

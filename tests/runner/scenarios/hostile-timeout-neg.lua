@@ -1,0 +1,6 @@
+-- hostile-timeout-neg.lua: a negative timeout is an error in the scenario file, not "no timeout".
+return {
+  name = "hostile negative timeout",
+  timeout = -5,
+  run = function(t) end,
+}

@@ -1,0 +1,6 @@
+-- hostile-timeout-str.lua: a timeout that is not a number is an error in the scenario file, not ignored.
+return {
+  name = "hostile string timeout",
+  timeout = "abc",
+  run = function(t) end,
+}

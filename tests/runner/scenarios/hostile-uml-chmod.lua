@@ -1,0 +1,11 @@
+-- hostile-uml-chmod.lua: the guest changes /umlbed-agent's mode; the test checks that the host's agent kept its own (each run has a copy).
+return {
+  name = "hostile chmod of the agent",
+  run = function(t)
+    local vm = assert(t:vm())
+    assert(os.rename(assert(os.getenv("HOSTILE_HELPER")), vm.shared .. "/helper"))
+    local status, out = assert(vm:exec("/shared/helper", "chmod", "/umlbed-agent"))
+    t:note(out)
+    t:eq(status, "exit:0", "the helper ran")
+  end,
+}

@@ -1,0 +1,12 @@
+-- hostile-uml-dotdot.lua: a hostfs mount of "/../../.." does not climb out of the run folder either (HOSTILE_HELPER: the helper to move in).
+return {
+  name = "hostile hostfs mount with ..",
+  run = function(t)
+    local vm = assert(t:vm())
+    assert(os.rename(assert(os.getenv("HOSTILE_HELPER")), vm.shared .. "/helper"))
+    local status, out = assert(vm:exec("/shared/helper", "dotdot"))
+    t:note(out)
+    t:eq(status, "exit:0", "the helper ran")
+    t:eq(out:match("dotdot%-passwd: (%S+)") or "no", "no", "the host's /etc/passwd is not reachable through ..")
+  end,
+}

@@ -1,0 +1,8 @@
+-- hostile-uml-plain.lua: one boot and one request, for the command-line checks (--mem, --kernel) that must fail before any run.
+return {
+  name = "hostile plain boot",
+  run = function(t)
+    local vm = assert(t:vm())
+    t:eq(vm:request(1, "hello"), "1", "the agent answers")
+  end,
+}
