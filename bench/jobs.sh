@@ -3,6 +3,10 @@
 #
 #   bench/jobs.sh [FILE|DIR]...     (default: scenarios/)
 #   JOBS_ROUNDS=3                   rounds; each runs j1, j2, auto once, so a drifting host hits all three alike
+#   JOBS_PHASES="alone vm-neighbour one-cpu"   the conditions: no neighbour; a memory-hammering stress-ng on the
+#                                   other CPU; the runner confined to one CPU (taskset -c 0), where a second
+#                                   instance can only slow the first down (auto runs as auto:2 there, so that it
+#                                   may try 2 and has to find out that it does not pay)
 #   KERNEL=path | VARIANT=name      the kernel (default: the runner's, build/kernel/full/obj/linux)
 #   UMLBED=path                     the runner (default: $BUILD/runner/umlbed)
 set -euo pipefail
@@ -100,9 +104,13 @@ start_hog() {
 # Times one suite run into $scratch/PHASE.MODE.times; a run with non-ok verdicts still counts (and is noted), a
 # runner that could not run the suite at all stops the benchmark.
 time_suite() {
-	local phase=$1 mode=$2 round=$3 json=$scratch/$1.$2.$3.json rc=0 t0 t1 secs
+	local phase=$1 mode=$2 round=$3 json=$scratch/$1.$2.$3.json rc=0 t0 t1 secs jarg=$2 pre=()
+	if [ "$phase" = one-cpu ]; then
+		pre=(taskset -c 0)
+		[ "$mode" != auto ] || jarg=auto:2
+	fi
 	t0=$EPOCHREALTIME
-	TMPDIR=$scratch/runs "$umlbed" run -j "$mode" "${kernel_args[@]}" --json "$json" "${suite[@]}" \
+	TMPDIR=$scratch/runs "${pre[@]}" "$umlbed" run -j "$jarg" "${kernel_args[@]}" --json "$json" "${suite[@]}" \
 		>"$scratch/tap.log" 2>"$scratch/stderr.log" || rc=$?
 	t1=$EPOCHREALTIME
 	if [ "$rc" -gt 1 ] || [ ! -s "$json" ]; then
@@ -132,9 +140,12 @@ time_suite() {
 # "median min max" of a times file.
 stats() { sort -n "$1" | awk '{ a[NR] = $1 } END { printf "%.3f %.3f %.3f\n", NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2, a[1], a[NR] }'; }
 
-phases=(alone vm-neighbour)
+read -ra phases <<<"${JOBS_PHASES:-alone vm-neighbour one-cpu}"
 for phase in "${phases[@]}"; do
-	[ "$phase" = alone ] || start_hog --vm 1 --vm-bytes 1G --mmap 1
+	case $phase in alone | vm-neighbour | one-cpu) ;; *) die "unknown phase '$phase'" ;; esac
+done
+for phase in "${phases[@]}"; do
+	[ "$phase" != vm-neighbour ] || start_hog --vm 1 --vm-bytes 1G --mmap 1
 	for ((r = 1; r <= rounds; r++)); do
 		for mode in "${modes[@]}"; do time_suite "$phase" "$mode" "$r"; done
 	done

@@ -73,6 +73,9 @@ void umb_jobs_run_done(umb_jobs *j) {
     int next = j->base + 1;
     double tn = umb_jobs_throughput(j, next), tb = umb_jobs_throughput(j, j->base);
     if (!(tn > 0) || !(tb > 0)) return; /* The trial goes on until both levels have enough samples. */
+    /* Clear either way after the first samples; in between, a full window decides against the 10 % bar. */
+    int full = j->nsamples[next] >= UMB_JOBS_WINDOW;
+    if (tn < UMB_JOBS_CLEAR_GAIN * tb && tn >= UMB_JOBS_CLEAR_LOSS * tb && !full) return;
     if (tn >= UMB_JOBS_GAIN * tb) {
       j->base = next;
       j->probing = 0;

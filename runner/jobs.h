@@ -6,6 +6,9 @@
 #define UMB_JOBS_WINDOW 5  /* Samples kept per concurrency level (the most recent ones). */
 #define UMB_JOBS_MIN_SAMPLES 3
 #define UMB_JOBS_GAIN 1.10 /* A level must beat the one below by this factor to be kept. */
+/* A trial ends early when the answer is clear (boot times are noisy: one slow boot must not decide). */
+#define UMB_JOBS_CLEAR_GAIN 1.25
+#define UMB_JOBS_CLEAR_LOSS 0.95
 
 /*
  * The signal is the boot time of a UML instance (spawn to the agent's ready event): the same work in every run,
