@@ -9,6 +9,8 @@ packages=(
 	pkg-config liblua5.4-dev lua5.4 libuv1-dev libjansson-dev libcmocka-dev
 	# Debugging and checking.
 	gdb valgrind git
+	# Report checks: xmllint validates the JUnit output in tests/runner/hostile.t.
+	libxml2-utils
 )
 
 missing=()
