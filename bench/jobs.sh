@@ -37,22 +37,8 @@ else
 	echo "jobs: this umlbed has no -j auto (not in umlbed --help): timing -j 1 and -j 2 only"
 fi
 
-# Same policy as scripts/deps.sh: install as root, else name the apt-get line and stop.
-if ! dpkg-query -W -f='${Status}' stress-ng 2>/dev/null | grep -q 'install ok installed'; then
-	if [ "$(id -u)" = 0 ]; then
-		echo "jobs: installing stress-ng"
-		export DEBIAN_FRONTEND=noninteractive
-		apt-get update -qq
-		apt-get install -y -qq --no-install-recommends stress-ng >/dev/null
-	else
-		echo "jobs: missing Debian packages; as root run:" >&2
-		echo "  apt-get install stress-ng" >&2
-		exit 1
-	fi
-fi
-
-hog_cpu=1
-[ "$(nproc)" -gt 1 ] || hog_cpu=0
+# The neighbour phase needs stress-ng: scripts/deps.sh installs it as root, else names the apt-get line.
+[[ " ${JOBS_PHASES:-alone vm-neighbour one-cpu} " != *" vm-neighbour "* ]] || "$top/scripts/deps.sh" stress-ng
 
 # Not named umlbed-*: that is the runner's run folders, which people clear with rm -rf /tmp/umlbed-*.
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/bench-jobs.XXXXXX")
@@ -60,46 +46,14 @@ mkdir "$scratch/runs"
 # -j auto learns from each run and starts the next from what it learnt: a private cache starts it cold here (the
 # first round) and keeps what it learns beside a hog out of the user's BUILD cache.
 export UMLBED_JOBS_CACHE=$scratch/jobs-auto.cache
-hog_pid=
-
-# Stops the neighbour: its process group gets SIGTERM (stress-ng reaps its stressors), then SIGKILL for leftovers.
-stop_hog() {
-	[ -n "$hog_pid" ] || return 0
-	local pgid=$hog_pid n=0
-	hog_pid=
-	kill -TERM -- "-$pgid" 2>/dev/null || true
-	wait "$pgid" 2>/dev/null || true
-	while pgrep -g "$pgid" >/dev/null; do
-		kill -KILL -- "-$pgid" 2>/dev/null || true
-		if [ $((n++)) -ge 50 ]; then
-			echo "jobs: stress-ng process group $pgid did not go away:" >&2
-			pgrep -a -g "$pgid" >&2 || true
-			return 1
-		fi
-		sleep 0.1
-	done
-}
+me="jobs"
+# shellcheck source=bench/neighbour.sh
+. "$top/bench/neighbour.sh"
 
 trap 'stop_hog || true; rm -rf "$scratch"' EXIT
 trap 'echo "jobs: interrupted" >&2; exit 130' INT
 trap 'echo "jobs: terminated" >&2; exit 143' TERM
 
-# Starts a stress-ng neighbour in its own session (so its own process group, out of reach of the terminal's
-# Ctrl-C: the trap stops it) and returns once a stressor process exists, not just the stress-ng parent.
-start_hog() {
-	# The timeout only matters if this script is SIGKILLed: normally stop_hog ends the neighbour.
-	setsid stress-ng "$@" --taskset "$hog_cpu" --timeout "$((rounds * 3 * 3600))s" >"$scratch/hog.log" 2>&1 &
-	hog_pid=$!
-	local n=0
-	until [ "$(pgrep -c -g "$hog_pid")" -ge 2 ]; do
-		if ! kill -0 "$hog_pid" 2>/dev/null || [ $((n++)) -ge 100 ]; then
-			echo "jobs: stress-ng $* did not start:" >&2
-			cat "$scratch/hog.log" >&2
-			exit 1
-		fi
-		sleep 0.1
-	done
-}
 
 # Times one suite run into $scratch/PHASE.MODE.times; a run with non-ok verdicts still counts (and is noted), a
 # runner that could not run the suite at all stops the benchmark.
@@ -145,7 +99,7 @@ for phase in "${phases[@]}"; do
 	case $phase in alone | vm-neighbour | one-cpu) ;; *) die "unknown phase '$phase'" ;; esac
 done
 for phase in "${phases[@]}"; do
-	[ "$phase" != vm-neighbour ] || start_hog --vm 1 --vm-bytes 1G --mmap 1
+	[ "$phase" != vm-neighbour ] || start_hog "$((rounds * 3 * 3600))" --vm 1 --vm-bytes 1G --mmap 1
 	for ((r = 1; r <= rounds; r++)); do
 		for mode in "${modes[@]}"; do time_suite "$phase" "$mode" "$r"; done
 	done

@@ -37,31 +37,11 @@ elif [ -n "${VARIANT:-}" ]; then
 fi
 
 # The neighbours run on the CPU the taskset condition leaves free (CPU 0 is the runner's there).
-hog_cpu=1
-[ "$(nproc)" -gt 1 ] || hog_cpu=0
 cpu_hog=(--cpu 1)
 vm_hog=(--vm 1 --vm-bytes 1G --mmap 1)
 
-# Same policy as scripts/deps.sh: install as root, else name the apt-get line and stop.
-need_packages() {
-	local missing=() p
-	for p; do
-		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
-	done
-	[ ${#missing[@]} = 0 ] && return 0
-	if [ "$(id -u)" = 0 ]; then
-		echo "soak: installing ${missing[*]}"
-		export DEBIAN_FRONTEND=noninteractive
-		apt-get update -qq
-		apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-	else
-		echo "soak: missing Debian packages; as root run:" >&2
-		echo "  apt-get install ${missing[*]}" >&2
-		exit 1
-	fi
-}
 for c in "${conditions[@]}"; do
-	case $c in cpu | vm) need_packages stress-ng ;; esac
+	case $c in cpu | vm) "$top/scripts/deps.sh" stress-ng ;; esac
 done
 
 # Not named umlbed-*: that is the runner's run folders, which people clear with rm -rf /tmp/umlbed-*.
@@ -69,25 +49,9 @@ scratch=$(mktemp -d "${TMPDIR:-/tmp}/bench-soak.XXXXXX")
 mkdir "$scratch/runs"
 # -j auto learns from each run; a private cache keeps what it learns under a soak out of the user's BUILD cache.
 export UMLBED_JOBS_CACHE=$scratch/jobs-auto.cache
-hog_pid=
-
-# Stops the neighbour: its process group gets SIGTERM (stress-ng reaps its stressors), then SIGKILL for leftovers.
-stop_hog() {
-	[ -n "$hog_pid" ] || return 0
-	local pgid=$hog_pid n=0
-	hog_pid=
-	kill -TERM -- "-$pgid" 2>/dev/null || true
-	wait "$pgid" 2>/dev/null || true
-	while pgrep -g "$pgid" >/dev/null; do
-		kill -KILL -- "-$pgid" 2>/dev/null || true
-		if [ $((n++)) -ge 50 ]; then
-			echo "soak: stress-ng process group $pgid did not go away:" >&2
-			pgrep -a -g "$pgid" >&2 || true
-			return 1
-		fi
-		sleep 0.1
-	done
-}
+me="soak"
+# shellcheck source=bench/neighbour.sh
+. "$top/bench/neighbour.sh"
 
 cleanup() {
 	stop_hog || true
@@ -101,22 +65,6 @@ trap cleanup EXIT
 trap 'echo "soak: interrupted" >&2; exit 130' INT
 trap 'echo "soak: terminated" >&2; exit 143' TERM
 
-# Starts a stress-ng neighbour in its own session (so its own process group, out of reach of the terminal's
-# Ctrl-C: the trap stops it) and returns once a stressor process exists, not just the stress-ng parent.
-start_hog() {
-	# The timeout only matters if this script is SIGKILLed: normally stop_hog ends the neighbour.
-	setsid stress-ng "$@" --taskset "$hog_cpu" --timeout "$((runs * 3600))s" >"$scratch/hog.log" 2>&1 &
-	hog_pid=$!
-	local n=0
-	until [ "$(pgrep -c -g "$hog_pid")" -ge 2 ]; do
-		if ! kill -0 "$hog_pid" 2>/dev/null || [ $((n++)) -ge 100 ]; then
-			echo "soak: stress-ng $* did not start:" >&2
-			cat "$scratch/hog.log" >&2
-			exit 1
-		fi
-		sleep 0.1
-	done
-}
 
 help=$("$umlbed" --help 2>&1 || true)
 
@@ -191,7 +139,7 @@ for cond in "${conditions[@]}"; do
 		continue
 	fi
 	n_suites[$cond]=0 n_runs[$cond]=0 n_skip[$cond]=0 n_bad[$cond]=0 t_total[$cond]=0 jobs_seen[$cond]=
-	[ ${#hog[@]} = 0 ] || start_hog "${hog[@]}"
+	[ ${#hog[@]} = 0 ] || start_hog "$((runs * 3600))" "${hog[@]}"
 	for ((i = 1; i <= runs; i++)); do
 		json=$scratch/$cond.$i.json
 		rc=0

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Installs the Debian packages umlbed needs, or names them when not root; quiet when all are there.
+# Installs the Debian packages umlbed needs (or the ones named as arguments), or names them when not root; quiet when all are there.
 set -euo pipefail
 
-packages=(
+packages=("$@")
+[ $# -gt 0 ] || packages=(
 	# The kernel: Debian's 6.1 source and what kbuild needs for ARCH=um.
 	linux-source-6.1 xz-utils patch flex bison bc gcc make perl kmod ccache
 	# The runner and its tests.
