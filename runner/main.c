@@ -156,7 +156,7 @@ static int collect(char **args, int nargs, char ***files, int *nfiles) {
       add_file(files, nfiles, path);
     }
     closedir(d);
-    qsort(*files + first, (size_t)(*nfiles - first), sizeof(char *), cmp_str);
+    if (*nfiles > first) qsort(*files + first, (size_t)(*nfiles - first), sizeof(char *), cmp_str);
   }
   return 0;
 }
