@@ -94,6 +94,9 @@ static int vm_invalidate(lua_State *L) {
   lua_getfield(L, 2, "offset");
   lua_Integer off = luaL_optinteger(L, -1, 0);
   lua_getfield(L, 2, "length");
+  /* Only a file object knows its size: for a path, "the rest of the file" would silently be a zero length, the
+   * one case where seed and mainline differ. */
+  luaL_argcheck(L, !lua_isnil(L, -1) || umb_lua_test_file(L, 3), 2, "length= is required when file= is a path");
   lua_Integer len = luaL_optinteger(L, -1, (lua_Integer)size - off);
   lua_getfield(L, 2, "impl");
   const char *impl = luaL_optstring(L, -1, NULL);

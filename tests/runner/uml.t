@@ -66,6 +66,10 @@ check "hung guest: the 3 s timer fired" grep -q 'no verdict after 3\.0 s' "$T/ou
 check "hung guest: not before the limit, no hang past it (${secs}s for 3s)" within "$secs" 3 "$((3 + $(scaled 60)))"
 rm -rf "$TMPDIR"/umlbed-*
 
+run run $K "$SCEN/uml-invalidate-path.lua"
+check "vm:invalidate by path needs a length (no silent zero length)" grep -q '^ok 1 - invalidate by path needs a length$' "$T/out"
+rm -rf "$TMPDIR"/umlbed-*
+
 run run $K "$SCEN/uml-error.lua"
 check "Lua error: ERROR" grep -q '# ERROR$' "$T/out"
 check "Lua error: file:line" grep -q 'uml-error.lua:7: deliberate error in the scenario' "$T/out"
