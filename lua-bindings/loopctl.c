@@ -23,12 +23,15 @@ const char *umb_lua_test_loopctl(lua_State *L, int idx, umb_svm **svm) {
   return c->gpath;
 }
 
+/* The guest path of control number id. */
+static void ctl_path(char *buf, size_t size, unsigned long id) { snprintf(buf, size, "/tmp/umlbed-loopctl-%lu", id); }
+
 static int conv_ctl(lua_State *L, int base, int n, lua_Integer id) {
   (void)base, (void)n;
   umb_svm *svm = umb_lua_check_vm(L, 1);
   umb_lloopctl *c = lua_newuserdatauv(L, sizeof *c, 1);
   c->svm = svm;
-  snprintf(c->gpath, sizeof c->gpath, "/tmp/umlbed-loopctl-%lu", (unsigned long)id);
+  ctl_path(c->gpath, sizeof c->gpath, (unsigned long)id);
   luaL_setmetatable(L, UMB_LOOPCTL_MT);
   lua_pushvalue(L, 1);
   lua_setiuservalue(L, -2, 1);
@@ -41,7 +44,7 @@ int umb_lua_vm_loopctl(lua_State *L) {
   lua_settop(L, 1);
   unsigned long id = ++next_ctl;
   char gpath[64];
-  snprintf(gpath, sizeof gpath, "/tmp/umlbed-loopctl-%lu", id);
+  ctl_path(gpath, sizeof gpath, id);
   umb_buf b = {0};
   umb_args_str(&b, gpath, strlen(gpath));
   umb_args_num(&b, (uint64_t)(svm->vm ? umb_vm_pagesize(svm->vm) : 4096));

@@ -55,6 +55,8 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
   return 0;
 }
 
+void umb_rm_tree(const char *dir) { nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS); }
+
 static int inside(const char *path, const char *dir) {
   size_t n = strlen(dir);
   return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
@@ -128,7 +130,7 @@ static void __attribute__((noreturn)) reaper_main(int fd, pid_t runner_pgid) {
      * zombie, and one forked meanwhile is found next time). Bounded by rounds, not by time. */
     for (int round = 0; round < 10000 && kill_inside(dirs[i], runner_pgid) > 0; round++) {
     }
-    nftw(dirs[i], rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    umb_rm_tree(dirs[i]);
   }
   _exit(0);
 }
@@ -192,7 +194,7 @@ int umb_stale_clean(const char *tmpbase) {
     if (lstat(path, &st) || !S_ISDIR(st.st_mode) || st.st_uid != getuid()) continue;
     snprintf(mark, sizeof mark, "%s/%s", path, UMB_KEPT_MARK);
     if (access(mark, F_OK) == 0) continue;
-    nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    umb_rm_tree(path);
     removed++;
   }
   closedir(d);

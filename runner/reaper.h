@@ -22,6 +22,8 @@ void umb_reaper_del_dir(const char *dir);
 /* Normal exit: close the pipe with nothing registered and wait for the reaper to end. */
 void umb_reaper_stop(void);
 
+/* Removes a folder and everything in it, following no symbolic link. */
+void umb_rm_tree(const char *dir);
 /* Marks a run folder as kept on purpose (a failed run, --keep), so that umb_stale_clean() leaves it. */
 #define UMB_KEPT_MARK ".umlbed-kept"
 /* Removes TMPBASE/umlbed-PID-* folders of this user whose runner PID is gone and that are not marked kept;

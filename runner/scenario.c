@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <lauxlib.h>
 #include <lualib.h>
 #include <sched.h>
@@ -501,19 +500,11 @@ static int make_dirs(umb_scen *sc) {
   return copy_file(sc->cfg->agent, path);
 }
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
-  (void)st;
-  (void)flag;
-  (void)ftw;
-  remove(path);
-  return 0;
-}
-
 static void rm_work(uv_work_t *w) {
   umb_scen *sc = w->data;
   if (!sc->dir[0]) return;
   if (!sc->kept) {
-    nftw(sc->dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    umb_rm_tree(sc->dir);
     return;
   }
   /* Kept on purpose: a later runner's clean-up of dead runners' folders must leave it. */
@@ -987,7 +978,7 @@ int umb_scen_vm_spawn(umb_scen *sc, const char *mem, const char *cmdline, int ti
   int rc = umb_vm_spawn(sc->loop, &o, on_vm_event, svm, &svm->vm);
   if (rc) {
     /* Nothing started: the folder goes, so that the next t:vm() can take the same index. */
-    nftw(svm->dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    umb_rm_tree(svm->dir);
     free(svm);
     return rc;
   }
