@@ -694,6 +694,16 @@ static const char *error_text(umb_scen *sc, lua_State *co) {
 
 static const char SKIP_MARK = 'K';
 void *umb_scen_skip_mark(void) { return (void *)&SKIP_MARK; }
+static const char ABORT_MARK = 'A';
+void *umb_scen_abort_mark(void) { return (void *)&ABORT_MARK; }
+
+/* Whether the error on top of co is a t:require()/t:assert_*() stop (its failure is already recorded). */
+static int is_abort(lua_State *co) {
+  if (!lua_istable(co, -1)) return 0;
+  int r = lua_rawgetp(co, -1, umb_scen_abort_mark()) != LUA_TNIL;
+  lua_pop(co, 1);
+  return r;
+}
 
 umb_task *umb_task_from_lua(lua_State *L) { return *(umb_task **)lua_getextraspace(L); }
 
@@ -822,6 +832,12 @@ static void task_run(umb_task *t) {
     lua_pushstring(t->co, "coroutine.yield() outside a coroutine of the scenario's own: only guest calls and "
                           "task:wait() may suspend the run function or a task");
     st = LUA_ERRRUN;
+  }
+  if (st != LUA_OK && is_abort(t->co)) {
+    /* Like kselftest's ASSERT_*: the failed requirement ends the whole scenario, from any task. */
+    t->state = UMB_TASK_FAILED;
+    umb_scen_finish(sc, UMB_FAILED, NULL);
+    return;
   }
   if (t->index > 0) {
     task_end(t, st, nres);

@@ -180,5 +180,7 @@ void umb_lua_vm_exited(umb_svm *svm, uint64_t pid, const char *status);
 void umb_lua_push_t(lua_State *L);
 /* The registry-free key that marks a t:skip() error table. */
 void *umb_scen_skip_mark(void);
+/* The key that marks a t:require()/t:assert_*() error table: the failure is recorded, the verdict is FAILED. */
+void *umb_scen_abort_mark(void);
 
 #endif
