@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "../runner/scenario.h"
+#include "scenario.h"
 
 #define UMB_VM_MT "umlbed.vm"
 #define UMB_PROC_MT "umlbed.proc"
