@@ -16,7 +16,7 @@
  * that folder and could plant a link (even replace shared/ by one) that would make the host-side API read or
  * write anywhere the runner can. Resolved beneath the run's root folder, which the guest cannot replace.
  */
-int umb_shared_open(umb_svm *svm, const char *name, int flags, mode_t mode) {
+int umb_shared_open(umb_run_vm *svm, const char *name, int flags, mode_t mode) {
   int root = open(svm->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (root < 0) return -errno;
   char rel[300];
@@ -29,7 +29,7 @@ int umb_shared_open(umb_svm *svm, const char *name, int flags, mode_t mode) {
   return fd < 0 ? -err : (int)fd;
 }
 
-umb_lfile *umb_lua_push_file(lua_State *L, int vmidx, umb_svm *svm, const char *name, uint64_t size) {
+umb_lfile *umb_lua_push_file(lua_State *L, int vmidx, umb_run_vm *svm, const char *name, uint64_t size) {
   vmidx = lua_absindex(L, vmidx);
   umb_lfile *f = lua_newuserdatauv(L, sizeof *f, 1);
   memset(f, 0, sizeof *f);

@@ -7,7 +7,7 @@
 
 /* A guest tmpfs file whose first page every loop on it maps shared (docs/protocol.md, loop CTL). */
 typedef struct umb_lloopctl {
-  umb_svm *svm;
+  umb_run_vm *svm;
   char gpath[64];
 } umb_lloopctl; /* User value 1: the vm userdata. */
 
@@ -16,7 +16,7 @@ static unsigned long next_ctl;
 
 static umb_lloopctl *checkctl(lua_State *L, int idx) { return luaL_checkudata(L, idx, UMB_LOOPCTL_MT); }
 
-const char *umb_lua_test_loopctl(lua_State *L, int idx, umb_svm **svm) {
+const char *umb_lua_test_loopctl(lua_State *L, int idx, umb_run_vm **svm) {
   umb_lloopctl *c = luaL_testudata(L, idx, UMB_LOOPCTL_MT);
   if (c == NULL) return NULL;
   *svm = c->svm;
@@ -28,7 +28,7 @@ static void ctl_path(char *buf, size_t size, unsigned long id) { snprintf(buf, s
 
 static int conv_ctl(lua_State *L, int base, int n, lua_Integer id) {
   (void)base, (void)n;
-  umb_svm *svm = umb_lua_check_vm(L, 1);
+  umb_run_vm *svm = umb_lua_check_vm(L, 1);
   umb_lloopctl *c = lua_newuserdatauv(L, sizeof *c, 1);
   c->svm = svm;
   ctl_path(c->gpath, sizeof c->gpath, (unsigned long)id);
@@ -40,7 +40,7 @@ static int conv_ctl(lua_State *L, int base, int n, lua_Integer id) {
 
 /* vm:loopctl() -> a new loop control (a one-page file in the guest's /tmp). */
 int umb_lua_vm_loopctl(lua_State *L) {
-  umb_svm *svm = umb_lua_check_vm(L, 1);
+  umb_run_vm *svm = umb_lua_check_vm(L, 1);
   lua_settop(L, 1);
   unsigned long id = ++next_ctl;
   char gpath[64];

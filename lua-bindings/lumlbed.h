@@ -17,19 +17,36 @@
 #define UMB_TASK_MT "umlbed.task"
 #define UMB_LOOPCTL_MT "umlbed.loopctl"
 
+/* What the bindings keep per instance (umb_run_vm's user pointer): the boot or poweroff call that waits for it,
+ * and "exited" events for proc:exit{wait=true} calls. */
+#define UMB_LVM_EXITS 256 /* "exited" events kept for a waiting proc:exit() that has not run yet. */
+typedef struct umb_lvmstate {
+  void *waiter;       /* A pending boot or poweroff call to resume (module.c's lcall). */
+  void *exit_waiters; /* proc:exit{wait=true} calls parked until their "exited" event. */
+  struct {
+    uint64_t pid;     /* 0: free slot. */
+    char status[32];
+  } exits[UMB_LVM_EXITS]; /* Recent "exited" events no call waited for yet (a ring). */
+  int exit_next;
+} umb_lvmstate;
+
+static inline umb_lvmstate *umb_lua_vmstate(umb_run_vm *v) { return v->user; }
+/* The agent's "exited" event for pid (status), or pid 0 and status NULL once the vm is gone (proc.c). */
+void umb_lua_vm_exited(umb_run_vm *svm, uint64_t pid, const char *status);
+
 /* Userdata layouts. The svm they point to is owned by the scenario and outlives the Lua state,
  * so a userdata never dangles; a closed vm has svm->vm == NULL. */
 typedef struct umb_lvm {
-  umb_svm *svm;
+  umb_run_vm *svm;
 } umb_lvm;
 
 typedef struct umb_lproc {
-  umb_svm *svm;
+  umb_run_vm *svm;
   uint64_t pid;
 } umb_lproc; /* User value 1: the vm userdata. */
 
 typedef struct umb_lmap {
-  umb_svm *svm;
+  umb_run_vm *svm;
   uint64_t pid;
   uint64_t addr;
   uint64_t len;
@@ -39,7 +56,7 @@ typedef struct umb_lmap {
 } umb_lmap; /* User values: 1 the proc, 2 the file (or nil). */
 
 typedef struct umb_lfile {
-  umb_svm *svm;
+  umb_run_vm *svm;
   uint64_t size;
   char name[256];
   char gpath[300];   /* Path in the guest: /shared/NAME. */
@@ -52,7 +69,7 @@ typedef int (*umb_conv)(lua_State *L, int base, int n, lua_Integer arg);
 
 /* Send a request and yield until the reply; use as `return umb_lua_call(...)`. Takes
  * ownership of args (may be NULL). Runtime failures return nil, "ENAME: msg", "ENAME". */
-int umb_lua_call(lua_State *L, umb_svm *svm, uint64_t pid, const char *verb, umb_buf *args, umb_conv conv,
+int umb_lua_call(lua_State *L, umb_run_vm *svm, uint64_t pid, const char *verb, umb_buf *args, umb_conv conv,
                  lua_Integer arg);
 /* Push nil, "ENAME: msg", "ENAME"; returns 3. err is a negative errno. */
 int umb_lua_fail(lua_State *L, int err, const char *msg);
@@ -77,20 +94,20 @@ int umb_conv_str(lua_State *L, int base, int n, lua_Integer arg);
 int umb_conv_states(lua_State *L, int base, int n, lua_Integer arg);
 
 /* Object constructors and checks. */
-void umb_lua_push_vm(lua_State *L, umb_svm *svm);
-umb_svm *umb_lua_check_vm(lua_State *L, int idx); /* Raises if the vm was closed. */
-void umb_lua_push_proc(lua_State *L, int vmidx, umb_svm *svm, uint64_t pid);
+void umb_lua_push_vm(lua_State *L, umb_run_vm *svm);
+umb_run_vm *umb_lua_check_vm(lua_State *L, int idx); /* Raises if the vm was closed. */
+void umb_lua_push_proc(lua_State *L, int vmidx, umb_run_vm *svm, uint64_t pid);
 umb_lproc *umb_lua_check_proc(lua_State *L, int idx);
 umb_lmap *umb_lua_push_map(lua_State *L, int procidx, int fileidx);
 umb_lmap *umb_lua_check_map(lua_State *L, int idx);
-umb_lfile *umb_lua_push_file(lua_State *L, int vmidx, umb_svm *svm, const char *name, uint64_t size);
+umb_lfile *umb_lua_push_file(lua_State *L, int vmidx, umb_run_vm *svm, const char *name, uint64_t size);
 umb_lfile *umb_lua_test_file(lua_State *L, int idx);
 /* The guest path of a loop control at idx (and its vm in *svm), or NULL if idx is none. */
-const char *umb_lua_test_loopctl(lua_State *L, int idx, umb_svm **svm);
+const char *umb_lua_test_loopctl(lua_State *L, int idx, umb_run_vm **svm);
 /* vm:loopctl() (lua-bindings/loopctl.c). */
 int umb_lua_vm_loopctl(lua_State *L);
 /* Opens NAME in svm's shared folder from the host, following no symbolic link (file.c); fd or -errno. */
-int umb_shared_open(umb_svm *svm, const char *name, int flags, mode_t mode);
+int umb_shared_open(umb_run_vm *svm, const char *name, int flags, mode_t mode);
 /* Boot a vm for the running scenario and yield until the agent is ready. */
 int umb_lua_boot(lua_State *L, int optidx);
 

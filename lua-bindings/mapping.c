@@ -36,9 +36,10 @@ static uint64_t npages(umb_lmap *m) { return (m->len + (uint64_t)pagesize(m) - 1
 static void page_range(lua_State *L, umb_lmap *m, int idx, uint64_t *addr, uint64_t *len, uint64_t *count) {
   uint64_t total = npages(m);
   lua_Integer first = luaL_optinteger(L, idx, 0);
-  lua_Integer n = luaL_optinteger(L, idx + 1, (lua_Integer)total - first);
   luaL_argcheck(L, first >= 0 && (uint64_t)first < total, idx, "page index out of the mapping");
-  luaL_argcheck(L, n > 0 && (uint64_t)(first + n) <= total, idx + 1, "page count out of the mapping");
+  /* Checked before any sum: first + n of two Lua integers can overflow (undefined in C). */
+  lua_Integer n = luaL_optinteger(L, idx + 1, (lua_Integer)(total - (uint64_t)first));
+  luaL_argcheck(L, n > 0 && (uint64_t)n <= total - (uint64_t)first, idx + 1, "page count out of the mapping");
   *addr = m->addr + (uint64_t)first * (uint64_t)pagesize(m);
   *count = (uint64_t)n;
   *len = (uint64_t)n * (uint64_t)pagesize(m);
@@ -64,15 +65,18 @@ static int map_touch(lua_State *L) {
   return umb_lua_call(L, m->svm, m->pid, "touch", &b, umb_conv_true, 0);
 }
 
-/* m:faults(access [, first, count]) -> minor, major. */
+/* m:faults(access [, first, count]) -> minor, major, total: total = minor + major, the count a scenario usually
+ * checks (a retried fault of a cached page counts as major, so the split is rarely exact). */
 static int conv_faults(lua_State *L, int base, int n, lua_Integer arg) {
   uint64_t minor, major;
   (void)arg;
-  if (n < 2 || umb_num_parse(lua_tostring(L, base), &minor) || umb_num_parse(lua_tostring(L, base + 1), &major))
+  if (n < 2 || umb_num_parse(lua_tostring(L, base), &minor) || umb_num_parse(lua_tostring(L, base + 1), &major) ||
+      minor > (uint64_t)LUA_MAXINTEGER || major > (uint64_t)LUA_MAXINTEGER - minor)
     return umb_lua_fail(L, -EPROTO, "bad faults reply");
   lua_pushinteger(L, (lua_Integer)minor);
   lua_pushinteger(L, (lua_Integer)major);
-  return 2;
+  lua_pushinteger(L, (lua_Integer)(minor + major));
+  return 3;
 }
 
 static int map_faults(lua_State *L) {
@@ -98,7 +102,8 @@ static int map_pages(lua_State *L) {
   return umb_lua_call(L, m->svm, m->pid, "pages", &b, umb_conv_states, 0);
 }
 
-/* m:pagemap([first, count]) -> {entry, ...}: raw 64-bit pagemap entries. */
+/* m:pagemap([first, count]) -> {entry, ...}: raw 64-bit pagemap entries, a list in page order (entry 1 is page first),
+ * like the characters of a state string. */
 static int conv_pagemap(lua_State *L, int base, int n, lua_Integer arg) {
   (void)arg;
   lua_createtable(L, n, 0);
@@ -138,7 +143,7 @@ static int map_peek(lua_State *L) {
   umb_lmap *m = umb_lua_check_map(L, 1);
   lua_Integer off = luaL_checkinteger(L, 2), len = luaL_checkinteger(L, 3);
   luaL_argcheck(L, off >= 0 && (uint64_t)off < m->len, 2, "offset out of the mapping");
-  luaL_argcheck(L, len >= 0 && (uint64_t)(off + len) <= m->len, 3, "length out of the mapping");
+  luaL_argcheck(L, len >= 0 && (uint64_t)len <= m->len - (uint64_t)off, 3, "length out of the mapping");
   umb_buf b = {0};
   umb_args_num(&b, m->addr + (uint64_t)off);
   umb_args_num(&b, (uint64_t)len);
@@ -150,7 +155,7 @@ static int map_poke(lua_State *L) {
   size_t n;
   lua_Integer off = luaL_checkinteger(L, 2);
   const char *d = luaL_checklstring(L, 3, &n);
-  luaL_argcheck(L, off >= 0 && (uint64_t)off + n <= m->len, 2, "offset out of the mapping");
+  luaL_argcheck(L, off >= 0 && (uint64_t)off <= m->len && n <= m->len - (uint64_t)off, 2, "offset out of the mapping");
   umb_buf b = {0};
   umb_args_num(&b, m->addr + (uint64_t)off);
   umb_args_str(&b, d, n);
@@ -173,7 +178,7 @@ static int map_msync(lua_State *L) { return map_addrverb(L, "msync"); }
 static int map_loop(lua_State *L) {
   umb_lmap *m = umb_lua_check_map(L, 1);
   const char *a = access_arg(L, 2);
-  umb_svm *csvm = NULL;
+  umb_run_vm *csvm = NULL;
   const char *ctl = umb_lua_test_loopctl(L, 3, &csvm);
   lua_Integer count = 0;
   if (ctl) {

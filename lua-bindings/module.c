@@ -10,21 +10,16 @@ typedef struct lcall {
   umb_req req;
   umb_scen *sc;
   umb_task *task; /* The task to resume. */
-  umb_svm *svm;
+  umb_run_vm *svm;
   umb_conv conv;
   lua_Integer arg;
   int status;
   int ok;
-  int nfields;
-  char **fields;
-  int vmref; /* Boot: registry reference of the vm userdata. */
+  int nfields;    /* Reply fields pushed on the task's coroutine, on top of its stack when it resumes. */
+  int vmref;      /* Boot: registry reference of the vm userdata. */
 } lcall;
 
-static void lcall_free(lcall *c) {
-  for (int i = 0; i < c->nfields; i++) free(c->fields[i]);
-  free(c->fields);
-  free(c);
-}
+static void lcall_free(lcall *c) { free(c); }
 
 void umb_args_num(umb_buf *b, uint64_t v) { umb_buf_printf(b, " %llu", (unsigned long long)v); }
 void umb_args_word(umb_buf *b, const char *w) { umb_buf_printf(b, " %s", w); }
@@ -96,14 +91,14 @@ static int call_cont(lua_State *L, int status, lua_KContext k) {
   if (c->status < 0) {
     int st = c->status;
     lcall_free(c);
-    return umb_lua_fail(L, st, st == -EPIPE ? "the vm died" : "the vm was closed");
+    return umb_lua_fail(L, st, st == -EPIPE ? "the vm died" : st == -ENOMEM ? "out of memory" : "the vm was closed");
   }
-  luaL_checkstack(L, c->nfields + 8, "reply too large");
+  int n = c->nfields, base = lua_gettop(L) - n + 1;
   if (!c->ok) {
     /* An error reply: ENAME MESSAGE. */
+    const char *name = n > 0 ? lua_tostring(L, base) : "EPROTO";
     lua_pushnil(L);
-    const char *name = c->nfields > 0 ? c->fields[0] : "EPROTO";
-    lua_pushstring(L, c->nfields > 1 ? c->fields[1] : "-");
+    lua_pushstring(L, n > 1 ? lua_tostring(L, base + 1) : "-");
     umb_lua_pushdecoded(L, -1);
     lua_remove(L, -2);
     lua_pushfstring(L, "%s: %s", name, lua_tostring(L, -1));
@@ -112,43 +107,52 @@ static int call_cont(lua_State *L, int status, lua_KContext k) {
     lcall_free(c);
     return 3;
   }
-  int base = lua_gettop(L) + 1, n = c->nfields;
-  for (int i = 0; i < n; i++) lua_pushstring(L, c->fields[i]);
   umb_conv conv = c->conv;
   lua_Integer arg = c->arg;
   lcall_free(c);
   return conv ? conv(L, base, n, arg) : umb_conv_true(L, base, n, arg);
 }
 
+/* Pushes the reply's fields on the parked task's coroutine, under lua_pcall on the main state: a memory error
+ * there is then an error of this call, not a panic. */
+static int push_reply(lua_State *L) {
+  lcall *c = lua_touserdata(L, 1);
+  const umb_msg *m = lua_touserdata(L, 2);
+  lua_State *co = c->task->co;
+  if (!lua_checkstack(co, m->nfields + 8)) return luaL_error(L, "a reply of %d fields is too large", m->nfields);
+  for (int i = 0; i < m->nfields; i++) {
+    lua_pushstring(co, m->fields[i]);
+    c->nfields = i + 1;
+  }
+  return 0;
+}
+
 static void on_reply(umb_req *req, int status, umb_msg *m) {
   lcall *c = req->data;
   umb_scen *sc = c->sc;
   c->status = status;
-  if (m) {
-    c->ok = m->ok;
-    c->fields = calloc((size_t)m->nfields + 1, sizeof(char *));
-    if (c->fields == NULL) {
-      c->status = -ENOMEM;
-    } else {
-      for (int i = 0; i < m->nfields; i++) {
-        c->fields[i] = strdup(m->fields[i]);
-        if (c->fields[i] == NULL) {
-          c->status = -ENOMEM;
-          break;
-        }
-        c->nfields = i + 1;
-      }
-    }
-  }
   /* A dying vm means CRASHED; the scenario must not see the broken call first and fail with
    * a Lua error, so every task with a call on it stays parked until the DEAD event finishes the
    * scenario. A call cancelled by vm:kill() in another task returns an error to its task. */
-  if (sc->finishing || (status == -EPIPE && !c->svm->expect_exit)) {
+  if (sc->run.finishing || (status == -EPIPE && !c->svm->expect_exit)) {
     lcall_free(c);
     return;
   }
+  if (m) {
+    /* Straight from the line buffer onto the waiting coroutine: no copy in between. */
+    c->ok = m->ok;
+    lua_pushcfunction(sc->L, push_reply);
+    lua_pushlightuserdata(sc->L, c);
+    lua_pushlightuserdata(sc->L, m);
+    if (lua_pcall(sc->L, 2, 0, 0) != LUA_OK) {
+      lua_pop(c->task->co, c->nfields);
+      c->nfields = 0;
+      c->status = -ENOMEM;
+      lua_pop(sc->L, 1);
+    }
+  }
   /* Queued, not resumed here: a vm:kill() in one task cancels calls of others synchronously. */
-  umb_task_wake(c->task, 0);
+  umb_task_wake(c->task, c->nfields);
 }
 
 /* The task running L, or NULL with *why set. */
@@ -169,7 +173,7 @@ umb_task *umb_lua_check_task_ctx(lua_State *L) {
   return t;
 }
 
-int umb_lua_call(lua_State *L, umb_svm *svm, uint64_t pid, const char *verb, umb_buf *args, umb_conv conv,
+int umb_lua_call(lua_State *L, umb_run_vm *svm, uint64_t pid, const char *verb, umb_buf *args, umb_conv conv,
                  lua_Integer arg) {
   const char *why;
   umb_task *task = task_ctx(L, &why);
@@ -205,10 +209,25 @@ static int boot_cont(lua_State *L, int status, lua_KContext k) {
   (void)status;
   lua_rawgeti(L, LUA_REGISTRYINDEX, c->vmref);
   luaL_unref(L, LUA_REGISTRYINDEX, c->vmref);
-  c->svm->waiter = NULL;
+  umb_lua_vmstate(c->svm)->waiter = NULL;
   lcall_free(c);
   return 1;
 }
+
+/* The instance is ready, or powered off as asked: the boot or poweroff call waiting for it goes on. */
+static void lvm_wake(umb_run_vm *svm) {
+  lcall *c = umb_lua_vmstate(svm)->waiter;
+  if (c) umb_task_wake(c->task, 0);
+}
+
+static void lvm_free(void *user) {
+  umb_lvmstate *st = user;
+  free(st->waiter);
+  free(st);
+}
+
+static const umb_run_vm_ops lvm_ops = {
+    .ready = lvm_wake, .exited = umb_lua_vm_exited, .powered_off = lvm_wake, .free_user = lvm_free};
 
 int umb_lua_boot(lua_State *L, int optidx) {
   umb_task *task = umb_lua_check_task_ctx(L);
@@ -227,9 +246,14 @@ int umb_lua_boot(lua_State *L, int optidx) {
     lua_pop(L, 1);
     /* mem and cmdline stay on the stack so their strings live until the spawn. */
   }
-  umb_svm *svm;
-  int rc = umb_scen_vm_spawn(sc, mem, cmdline, tt, &svm);
-  if (rc) return umb_lua_fail(L, rc, "cannot start UML");
+  umb_run_vm *svm;
+  umb_lvmstate *st = calloc(1, sizeof *st);
+  if (st == NULL) return luaL_error(L, "out of memory");
+  int rc = umb_run_vm_spawn(&sc->run, mem, cmdline, tt, &lvm_ops, st, &svm);
+  if (rc) {
+    free(st);
+    return umb_lua_fail(L, rc, "cannot start UML");
+  }
   lcall *c = calloc(1, sizeof *c);
   if (c == NULL) return luaL_error(L, "out of memory");
   c->sc = sc;
@@ -237,17 +261,11 @@ int umb_lua_boot(lua_State *L, int optidx) {
   c->svm = svm;
   umb_lua_push_vm(L, svm);
   c->vmref = luaL_ref(L, LUA_REGISTRYINDEX);
-  svm->waiter = c;
+  umb_lua_vmstate(svm)->waiter = c;
   task->pending_what = "the agent's ready event";
   return lua_yieldk(L, 0, (lua_KContext)c, boot_cont);
 }
 
-void umb_lua_vm_event(umb_svm *svm, umb_vm_event ev) {
-  lcall *c = svm->waiter;
-  (void)ev;
-  if (c == NULL) return;
-  umb_task_wake(c->task, 0);
-}
 
 static int index_closure(lua_State *L) {
   lua_pushvalue(L, 2);

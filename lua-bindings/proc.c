@@ -4,9 +4,9 @@
 
 #include "lumlbed.h"
 
-int umb_lua_exec(lua_State *L, umb_svm *svm, uint64_t pid);
+int umb_lua_exec(lua_State *L, umb_run_vm *svm, uint64_t pid);
 
-void umb_lua_push_proc(lua_State *L, int vmidx, umb_svm *svm, uint64_t pid) {
+void umb_lua_push_proc(lua_State *L, int vmidx, umb_run_vm *svm, uint64_t pid) {
   vmidx = lua_absindex(L, vmidx);
   umb_lproc *p = lua_newuserdatauv(L, sizeof *p, 1);
   p->svm = svm;
@@ -45,7 +45,7 @@ static int proc_fork(lua_State *L) {
 }
 
 /* A proc:exit{wait=true} call parked until the agent reports the worker reaped. A Lua userdata
- * on the waiting task's stack, so the Lua state owns it; linked in svm->exit_waiters. */
+ * on the waiting task's stack, so the Lua state owns it; linked in the vm's exit_waiters. */
 typedef struct exit_wait {
   umb_task *task;
   uint64_t pid;
@@ -54,8 +54,9 @@ typedef struct exit_wait {
   struct exit_wait *next;
 } exit_wait;
 
-void umb_lua_vm_exited(umb_svm *svm, uint64_t pid, const char *status) {
-  exit_wait **pp = (exit_wait **)&svm->exit_waiters;
+void umb_lua_vm_exited(umb_run_vm *svm, uint64_t pid, const char *status) {
+  umb_lvmstate *st = umb_lua_vmstate(svm);
+  exit_wait **pp = (exit_wait **)&st->exit_waiters;
   int taken = 0;
   while (*pp) {
     exit_wait *w = *pp;
@@ -72,16 +73,16 @@ void umb_lua_vm_exited(umb_svm *svm, uint64_t pid, const char *status) {
   }
   /* The exit reply may still be queued for its task: keep the event until that task looks. */
   if (pid != 0 && !taken) {
-    svm->exits[svm->exit_next].pid = pid;
-    snprintf(svm->exits[svm->exit_next].status, sizeof svm->exits[0].status, "%s", status);
-    svm->exit_next = (svm->exit_next + 1) % UMB_SVM_EXITS;
+    st->exits[st->exit_next].pid = pid;
+    snprintf(st->exits[st->exit_next].status, sizeof st->exits[0].status, "%s", status);
+    st->exit_next = (st->exit_next + 1) % UMB_LVM_EXITS;
   }
 }
 
 /* The slot of a kept "exited" event for pid, or -1. */
-static int exit_find(umb_svm *svm, uint64_t pid) {
-  for (int i = 0; i < UMB_SVM_EXITS; i++)
-    if (svm->exits[i].pid == pid) return i;
+static int exit_find(umb_run_vm *svm, uint64_t pid) {
+  for (int i = 0; i < UMB_LVM_EXITS; i++)
+    if (umb_lua_vmstate(svm)->exits[i].pid == pid) return i;
   return -1;
 }
 
@@ -100,9 +101,9 @@ static int conv_exit_wait(lua_State *L, int base, int n, lua_Integer arg) {
   (void)base, (void)n, (void)arg;
   int i = exit_find(p->svm, p->pid);
   if (i >= 0) {
-    p->svm->exits[i].pid = 0;
+    umb_lua_vmstate(p->svm)->exits[i].pid = 0;
     lua_pushboolean(L, 1);
-    lua_pushstring(L, p->svm->exits[i].status);
+    lua_pushstring(L, umb_lua_vmstate(p->svm)->exits[i].status);
     return 2;
   }
   umb_task *task = umb_lua_check_task_ctx(L);
@@ -110,8 +111,8 @@ static int conv_exit_wait(lua_State *L, int base, int n, lua_Integer arg) {
   memset(w, 0, sizeof *w);
   w->task = task;
   w->pid = p->pid;
-  w->next = p->svm->exit_waiters;
-  p->svm->exit_waiters = w;
+  w->next = umb_lua_vmstate(p->svm)->exit_waiters;
+  umb_lua_vmstate(p->svm)->exit_waiters = w;
   task->pending_what = "the worker's exited event";
   return lua_yieldk(L, 0, (lua_KContext)w, exit_wait_cont);
 }
@@ -134,7 +135,7 @@ static int proc_exit(lua_State *L) {
   if (!wait) return umb_lua_call(L, p->svm, p->pid, "exit", &b, umb_conv_true, 0);
   /* The worker is alive now, so a kept event for its PID is from an earlier process (PID reuse). */
   int i;
-  while ((i = exit_find(p->svm, p->pid)) >= 0) p->svm->exits[i].pid = 0;
+  while ((i = exit_find(p->svm, p->pid)) >= 0) umb_lua_vmstate(p->svm)->exits[i].pid = 0;
   lua_settop(L, 1);
   return umb_lua_call(L, p->svm, p->pid, "exit", &b, conv_exit_wait, 0);
 }

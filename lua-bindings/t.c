@@ -1,4 +1,4 @@
-/* t.c: the umlbed.t object: expectations that record failures with file:line and let the scenario go on. */
+/* t.c: the umlbed.t object: expectations (like EXPECT_*: record file:line, go on), requirements (ASSERT_*: FAILED). */
 #include <errno.h>
 #include <string.h>
 
@@ -7,6 +7,15 @@
 typedef struct umb_lt {
   umb_scen *sc;
 } umb_lt;
+
+/* How much of a value a failure message shows, and how many differing keys or pages it lists. */
+#define SHOW_BYTES 160
+#define SHOW_LINES 16
+#define SHOW_DEPTH 4
+/* Strings longer than this (or with a newline) are compared by their first differing offset. */
+#define SHORT_STRING 64
+#define CONTEXT_BEFORE 16
+#define CONTEXT_AFTER 32
 
 void umb_lua_push_t(lua_State *L) {
   umb_lt *t = lua_newuserdatauv(L, sizeof *t, 1);
@@ -18,20 +27,192 @@ void umb_lua_push_t(lua_State *L) {
 
 static umb_lt *checkt(lua_State *L) { return luaL_checkudata(L, 1, UMB_T_MT); }
 
-/* Record a failure: "file:line: what" with the scenario line that called the expectation. */
-static void record(lua_State *L, umb_lt *t, const char *what) {
+static void count_check(umb_lt *t) {
+  (void)t;
+}
+
+/* Record a failure: "file:line: text", the line being the scenario's call of the expectation. */
+static void record(lua_State *L, umb_lt *t, const char *text) {
   luaL_where(L, 1);
-  lua_pushstring(L, what);
+  lua_pushstring(L, text);
   lua_concat(L, 2);
   if (t->sc) umb_scen_fail(t->sc, lua_tostring(L, -1));
   lua_pop(L, 1);
 }
 
+static int abort_tostring(lua_State *L) {
+  lua_pushliteral(L, "t:require/t:assert_* failed: the scenario ends FAILED");
+  return 1;
+}
+
+/* End the scenario FAILED (the failure is already recorded): the scheduler recognises the error table by the
+ * abort mark, from the run function or any task. Its __tostring says what happened if a pcall catches it. */
+static int abort_scenario(lua_State *L) {
+  lua_newtable(L);
+  lua_pushboolean(L, 1);
+  lua_rawsetp(L, -2, umb_scen_abort_mark());
+  if (luaL_newmetatable(L, "umlbed.abort")) {
+    lua_pushcfunction(L, abort_tostring);
+    lua_setfield(L, -2, "__tostring");
+  }
+  lua_setmetatable(L, -2);
+  return lua_error(L);
+}
+
+/* Append the top string to the string at acc, popping it. */
+static void append(lua_State *L, int acc) {
+  lua_pushvalue(L, acc);
+  lua_insert(L, -2);
+  lua_concat(L, 2);
+  lua_replace(L, acc);
+}
+
+/* Push s[0..n) in double quotes, with C escapes for quotes, backslashes and bytes that are not printable ASCII. */
+static void push_quoted(lua_State *L, const char *s, size_t n, int open_start, int open_end) {
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  if (open_start) luaL_addstring(&b, "...");
+  luaL_addchar(&b, '"');
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)s[i];
+    char esc[8];
+    if (c == '"' || c == '\\') {
+      luaL_addchar(&b, '\\');
+      luaL_addchar(&b, (char)c);
+    } else if (c == '\n') {
+      luaL_addstring(&b, "\\n");
+    } else if (c == '\t') {
+      luaL_addstring(&b, "\\t");
+    } else if (c < 0x20 || c >= 0x7f) {
+      static const char hex[] = "0123456789abcdef";
+      esc[0] = '\\', esc[1] = 'x', esc[2] = hex[c >> 4], esc[3] = hex[c & 15], esc[4] = 0;
+      luaL_addstring(&b, esc);
+    } else {
+      luaL_addchar(&b, (char)c);
+    }
+  }
+  luaL_addchar(&b, '"');
+  if (open_end) luaL_addstring(&b, "...");
+  luaL_pushresult(&b);
+}
+
+static int is_identifier(const char *s, size_t n) {
+  if (n == 0 || (s[0] >= '0' && s[0] <= '9')) return 0;
+  for (size_t i = 0; i < n; i++)
+    if (!(s[i] == '_' || (s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9')))
+      return 0;
+  return 1;
+}
+
+static void push_value(lua_State *L, int idx, int depth);
+
+/* Push a key as it appears in a path: .name, [3] or ["odd key"]. */
+static void push_key(lua_State *L, int idx) {
+  idx = lua_absindex(L, idx);
+  size_t n = 0;
+  const char *s = lua_type(L, idx) == LUA_TSTRING ? lua_tolstring(L, idx, &n) : NULL;
+  if (s && is_identifier(s, n)) {
+    lua_pushfstring(L, ".%s", lua_tostring(L, idx));
+    return;
+  }
+  lua_pushliteral(L, "[");
+  push_value(L, idx, SHOW_DEPTH);
+  lua_pushliteral(L, "]");
+  lua_concat(L, 3);
+}
+
+/* Whether key k (at idx) of a table was already visited as part of its sequence 1..seqlen. */
+static int in_sequence(lua_State *L, int idx, lua_Unsigned seqlen) {
+  if (!lua_isinteger(L, idx)) return 0;
+  lua_Integer i = lua_tointeger(L, idx);
+  return i >= 1 && (lua_Unsigned)i <= seqlen;
+}
+
+/* Push a table as {v1, v2, k = v}: the sequence first, then the other keys; cut at SHOW_BYTES. */
+static void push_table(lua_State *L, int idx, int depth) {
+  idx = lua_absindex(L, idx);
+  if (depth >= SHOW_DEPTH) {
+    lua_pushliteral(L, "{...}");
+    return;
+  }
+  luaL_checkstack(L, 10, "table too deep to show");
+  lua_pushliteral(L, "{");
+  int acc = lua_gettop(L), first = 1;
+  lua_Unsigned seqlen = lua_rawlen(L, idx);
+  for (lua_Unsigned i = 1; i <= seqlen; i++) {
+    if (lua_rawlen(L, acc) > SHOW_BYTES) break;
+    if (!first) {
+      lua_pushliteral(L, ", ");
+      append(L, acc);
+    }
+    first = 0;
+    lua_rawgeti(L, idx, (lua_Integer)i);
+    push_value(L, -1, depth + 1);
+    lua_remove(L, -2);
+    append(L, acc);
+  }
+  lua_pushnil(L);
+  while (lua_next(L, idx)) {
+    if (in_sequence(L, -2, seqlen)) {
+      lua_pop(L, 1);
+      continue;
+    }
+    if (lua_rawlen(L, acc) > SHOW_BYTES) {
+      lua_pop(L, 2);
+      lua_pushliteral(L, ", ...");
+      append(L, acc);
+      break;
+    }
+    if (!first) {
+      lua_pushliteral(L, ", ");
+      append(L, acc);
+    }
+    first = 0;
+    push_key(L, -2);
+    /* .name is shown as name = v, [k] as [k] = v. */
+    if (lua_tostring(L, -1)[0] == '.') {
+      lua_pushstring(L, lua_tostring(L, -1) + 1);
+      lua_remove(L, -2);
+    }
+    lua_pushliteral(L, " = ");
+    push_value(L, -3, depth + 1);
+    lua_concat(L, 3);
+    append(L, acc);
+    lua_pop(L, 1);
+  }
+  lua_pushliteral(L, "}");
+  append(L, acc);
+}
+
+/* Push a readable rendering of the value at idx: strings quoted and escaped, tables with their contents. */
+static void push_value(lua_State *L, int idx, int depth) {
+  idx = lua_absindex(L, idx);
+  size_t n;
+  switch (lua_type(L, idx)) {
+    case LUA_TSTRING: {
+      const char *s = lua_tolstring(L, idx, &n);
+      push_quoted(L, s, n > SHOW_BYTES ? SHOW_BYTES : n, 0, n > SHOW_BYTES);
+      if (n > SHOW_BYTES) {
+        lua_pushfstring(L, " (%I bytes)", (lua_Integer)n);
+        lua_concat(L, 2);
+      }
+      return;
+    }
+    case LUA_TTABLE:
+      push_table(L, idx, depth);
+      return;
+    default:
+      luaL_tolstring(L, idx, NULL);
+  }
+}
+
+/* Deep equality: tables are equal when every key has equal values in both. */
 static int deep_equal(lua_State *L, int a, int b, int depth) {
   a = lua_absindex(L, a);
   b = lua_absindex(L, b);
   if (lua_type(L, a) != LUA_TTABLE || lua_type(L, b) != LUA_TTABLE || depth > 20) return lua_compare(L, a, b, LUA_OPEQ);
   if (lua_rawequal(L, a, b)) return 1;
+  luaL_checkstack(L, 6, "tables too deep to compare");
   lua_pushnil(L);
   while (lua_next(L, a)) {
     lua_pushvalue(L, -2);
@@ -59,35 +240,205 @@ static int deep_equal(lua_State *L, int a, int b, int depth) {
   return 1;
 }
 
-/* t:eq(got, want [, msg]) -> boolean. */
-static int t_eq(lua_State *L) {
+typedef struct diffstate {
+  int acc;   /* Stack index of the message built so far. */
+  int lines; /* Lines added; past SHOW_LINES only "..." is added, once. */
+} diffstate;
+
+static void diff_line(lua_State *L, diffstate *d, int path, int e, int s) {
+  if (d->lines++ >= SHOW_LINES) {
+    if (d->lines == SHOW_LINES + 1) {
+      lua_pushliteral(L, "\n    ...");
+      append(L, d->acc);
+    }
+    return;
+  }
+  lua_pushliteral(L, "\n    ");
+  lua_pushvalue(L, path);
+  lua_pushliteral(L, " expected ");
+  push_value(L, e, 0);
+  lua_pushliteral(L, ", seen ");
+  push_value(L, s, 0);
+  lua_concat(L, 6);
+  append(L, d->acc);
+}
+
+static void diff_tables(lua_State *L, diffstate *d, int path, int e, int s, int depth);
+
+/* Compare key k (top of the stack) of e and s; differing leaves become lines under path .. key. */
+static void diff_key(lua_State *L, diffstate *d, int path, int e, int s, int depth) {
+  int k = lua_gettop(L);
+  lua_pushvalue(L, k);
+  lua_gettable(L, e);
+  lua_pushvalue(L, k);
+  lua_gettable(L, s);
+  int ev = k + 1, sv = k + 2;
+  if (!deep_equal(L, ev, sv, 0)) {
+    lua_pushvalue(L, path);
+    push_key(L, k);
+    lua_concat(L, 2);
+    int sub = lua_gettop(L);
+    if (lua_istable(L, ev) && lua_istable(L, sv) && depth < SHOW_DEPTH) diff_tables(L, d, sub, ev, sv, depth + 1);
+    else diff_line(L, d, sub, ev, sv);
+  }
+  lua_settop(L, k);
+}
+
+/* Lines for every key whose values differ: keys of e (its sequence first), then keys only in s. */
+static void diff_tables(lua_State *L, diffstate *d, int path, int e, int s, int depth) {
+  luaL_checkstack(L, 12, "tables too deep to compare");
+  lua_Unsigned elen = lua_rawlen(L, e), slen = lua_rawlen(L, s);
+  for (lua_Unsigned i = 1; i <= elen; i++) {
+    lua_pushinteger(L, (lua_Integer)i);
+    diff_key(L, d, path, e, s, depth);
+    lua_pop(L, 1);
+  }
+  lua_pushnil(L);
+  while (lua_next(L, e)) {
+    lua_pop(L, 1);
+    if (!in_sequence(L, -1, elen)) diff_key(L, d, path, e, s, depth);
+  }
+  for (lua_Unsigned i = 1; i <= slen; i++) {
+    lua_rawgeti(L, e, (lua_Integer)i);
+    int missing = lua_isnil(L, -1);
+    lua_pop(L, 1);
+    if (missing) {
+      lua_pushinteger(L, (lua_Integer)i);
+      diff_key(L, d, path, e, s, depth);
+      lua_pop(L, 1);
+    }
+  }
+  lua_pushnil(L);
+  while (lua_next(L, s)) {
+    lua_pop(L, 1);
+    if (in_sequence(L, -1, slen)) continue;
+    lua_pushvalue(L, -1);
+    lua_gettable(L, e);
+    int missing = lua_isnil(L, -1);
+    lua_pop(L, 1);
+    if (missing) diff_key(L, d, path, e, s, depth);
+  }
+}
+
+/* Push the failure text of expected e against seen s (which differ), after "what: ". */
+static void push_mismatch(lua_State *L, int e, int s, const char *what) {
+  e = lua_absindex(L, e);
+  s = lua_absindex(L, s);
+  if (what) lua_pushfstring(L, "%s: ", what);
+  else lua_pushliteral(L, "");
+  int acc = lua_gettop(L);
+  size_t ne = 0, ns = 0;
+  if (lua_istable(L, e) && lua_istable(L, s)) {
+    lua_pushliteral(L, "tables differ");
+    append(L, acc);
+    diffstate d = {acc, 0};
+    lua_pushliteral(L, "");
+    diff_tables(L, &d, lua_gettop(L), e, s, 0);
+    lua_pop(L, 1);
+    return;
+  }
+  if (lua_type(L, e) == LUA_TSTRING && lua_type(L, s) == LUA_TSTRING) {
+    const char *a = lua_tolstring(L, e, &ne), *b = lua_tolstring(L, s, &ns);
+    if (ne > SHORT_STRING || ns > SHORT_STRING || memchr(a, '\n', ne) || memchr(b, '\n', ns)) {
+      size_t at = 0;
+      while (at < ne && at < ns && a[at] == b[at]) at++;
+      size_t from = at > CONTEXT_BEFORE ? at - CONTEXT_BEFORE : 0;
+      lua_pushfstring(L, "strings differ at offset %I (0-based; %I bytes expected, %I seen)", (lua_Integer)at,
+                      (lua_Integer)ne, (lua_Integer)ns);
+      append(L, acc);
+      const char *label[2] = {"\n    expected ", "\n    seen     "};
+      const char *str[2] = {a, b};
+      size_t len[2] = {ne, ns};
+      for (int i = 0; i < 2; i++) {
+        size_t to = at + CONTEXT_AFTER < len[i] ? at + CONTEXT_AFTER : len[i];
+        lua_pushstring(L, label[i]);
+        if (from < len[i]) push_quoted(L, str[i] + from, to - from, from > 0, to < len[i]);
+        else lua_pushliteral(L, "(ends before)");
+        lua_concat(L, 2);
+        append(L, acc);
+      }
+      return;
+    }
+  }
+  lua_pushliteral(L, "expected ");
+  push_value(L, e, 0);
+  lua_pushliteral(L, ", seen ");
+  push_value(L, s, 0);
+  lua_concat(L, 4);
+  append(L, acc);
+}
+
+/* t:eq(expected, seen [, what]) and t:assert_eq(...): deep equality, a diff on failure. */
+static int check_eq(lua_State *L, int fatal) {
   umb_lt *t = checkt(L);
   luaL_checkany(L, 3);
-  const char *msg = luaL_optstring(L, 4, "values differ");
-  if (t->sc) t->sc->nchecks++;
+  const char *what = luaL_optstring(L, 4, NULL);
+  count_check(t);
   int ok = deep_equal(L, 2, 3, 0);
   if (!ok) {
-    const char *got = luaL_tolstring(L, 2, NULL);
-    const char *want = luaL_tolstring(L, 3, NULL);
-    lua_pushfstring(L, "%s: got %s, want %s", msg, got, want);
+    push_mismatch(L, 2, 3, what);
     record(L, t, lua_tostring(L, -1));
+    if (fatal) return abort_scenario(L);
   }
   lua_pushboolean(L, ok);
   return 1;
 }
 
-/* t:expect(cond [, msg]) -> cond: cond may be the results of a call returning nil, err. */
-static int t_expect(lua_State *L) {
+static int t_eq(lua_State *L) { return check_eq(L, 0); }
+static int t_assert_eq(lua_State *L) { return check_eq(L, 1); }
+
+/* t:expect(cond [, what]) -> cond and t:assert_true(cond [, what]) -> cond. cond may be the results of a call
+ * returning nil, err: then err is shown too. */
+static int check_true(lua_State *L, int fatal) {
   umb_lt *t = checkt(L);
   luaL_checkany(L, 2);
-  if (t->sc) t->sc->nchecks++;
+  count_check(t);
   if (!lua_toboolean(L, 2)) {
-    const char *msg = luaL_optstring(L, 3, "expectation failed");
-    lua_pushfstring(L, "%s", msg);
+    const char *what = luaL_optstring(L, 3, fatal ? "assertion failed" : "expectation failed");
+    lua_pushstring(L, what);
+    if (lua_type(L, 2) == LUA_TBOOLEAN) lua_pushliteral(L, " (false)");
+    else lua_pushliteral(L, " (nil)");
+    lua_concat(L, 2);
     record(L, t, lua_tostring(L, -1));
+    if (fatal) return abort_scenario(L);
   }
   lua_pushvalue(L, 2);
   return 1;
+}
+
+static int t_expect(lua_State *L) { return check_true(L, 0); }
+static int t_assert_true(lua_State *L) { return check_true(L, 1); }
+
+/* t:require(cond, fmt, ...) -> cond: without cond, records string.format(fmt, ...) and ends the scenario FAILED.
+ * t:require(call(...)) with a call returning nil, err records err, as Lua's assert would show it. */
+static int t_require(lua_State *L) {
+  umb_lt *t = checkt(L);
+  luaL_checkany(L, 2);
+  count_check(t);
+  if (lua_toboolean(L, 2)) {
+    lua_settop(L, 2);
+    return 1;
+  }
+  int n = lua_gettop(L);
+  if (n < 3 || lua_isnil(L, 3)) {
+    lua_pushliteral(L, "requirement failed");
+  } else if (n == 3 || lua_type(L, 3) != LUA_TSTRING) {
+    luaL_tolstring(L, 3, NULL);
+  } else {
+    /* string.format of the standard library; a message that does not format (an err with a '%') is shown as is. */
+    lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+    lua_getfield(L, -1, "string");
+    lua_getfield(L, -1, "format");
+    lua_remove(L, -2);
+    lua_remove(L, -2);
+    for (int i = 3; i <= n; i++) lua_pushvalue(L, i);
+    if (lua_pcall(L, n - 2, 1, 0) != LUA_OK || !lua_isstring(L, -1)) {
+      lua_pop(L, 1);
+      lua_pushvalue(L, 3);
+    }
+  }
+  record(L, t, lua_tostring(L, -1));
+  return abort_scenario(L);
 }
 
 static const char *state_name(char c) {
@@ -101,71 +452,89 @@ static const char *state_name(char c) {
   return "?";
 }
 
-/* Compare page states; '.' in want matches anything. Pushes a boolean. */
-static int compare_pages(lua_State *L, umb_lt *t, const char *got, const char *want, const char *msg) {
-  size_t ng = strlen(got), nw = strlen(want);
-  int ok = ng == nw;
+/* Compare page states; '.' in want matches anything. Records a per-page diff on a mismatch; returns whether equal. */
+static int compare_pages(lua_State *L, umb_lt *t, const char *want, const char *seen, const char *what) {
+  size_t nw = strlen(want), ns = strlen(seen);
+  int ok = ns == nw;
   for (size_t i = 0; ok && i < nw; i++)
-    if (want[i] != '.' && want[i] != got[i]) ok = 0;
+    if (want[i] != '.' && want[i] != seen[i]) ok = 0;
   if (!ok) {
     luaL_Buffer b;
     luaL_buffinit(L, &b);
-    lua_pushfstring(L, "%s: pages \"%s\", want \"%s\"", msg, got, want);
+    lua_pushfstring(L, "%s: pages expected \"%s\", seen \"%s\"", what, want, seen);
     luaL_addvalue(&b);
-    if (ng != nw) {
-      lua_pushfstring(L, " (%d pages, want %d)", (int)ng, (int)nw);
+    if (ns != nw) {
+      lua_pushfstring(L, " (%d pages expected, %d seen)", (int)nw, (int)ns);
       luaL_addvalue(&b);
     }
     int shown = 0;
-    for (size_t i = 0; i < nw && i < ng; i++) {
-      if (want[i] == '.' || want[i] == got[i]) continue;
-      if (shown++ == 16) {
+    for (size_t i = 0; i < nw && i < ns; i++) {
+      if (want[i] == '.' || want[i] == seen[i]) continue;
+      if (shown++ == SHOW_LINES) {
         luaL_addstring(&b, "\n    ...");
         break;
       }
-      lua_pushfstring(L, "\n    page %d: %c %s, want %c %s", (int)i, got[i], state_name(got[i]), want[i],
-                      state_name(want[i]));
+      lua_pushfstring(L, "\n    page %d: expected %c %s, seen %c %s", (int)i, want[i], state_name(want[i]), seen[i],
+                      state_name(seen[i]));
       luaL_addvalue(&b);
     }
     luaL_pushresult(&b);
     record(L, t, lua_tostring(L, -1));
     lua_pop(L, 1);
   }
+  return ok;
+}
+
+/* After m:pages() returned (stack: t, want, m, what, fatal, results...): compare, or record why there are no states. */
+static int pages_done(lua_State *L, int status, lua_KContext fatal) {
+  (void)status;
+  umb_lt *t = checkt(L);
+  const char *what = luaL_optstring(L, 4, "page states");
+  int ok;
+  if (lua_type(L, 6) == LUA_TSTRING) {
+    ok = compare_pages(L, t, lua_tostring(L, 2), lua_tostring(L, 6), what);
+  } else {
+    lua_pushfstring(L, "%s: cannot read the page states: %s", what, lua_tostring(L, 7) ? lua_tostring(L, 7) : "?");
+    record(L, t, lua_tostring(L, -1));
+    ok = 0;
+  }
+  if (!ok && fatal) return abort_scenario(L);
   lua_pushboolean(L, ok);
   return 1;
 }
 
-static int conv_pages(lua_State *L, int base, int n, lua_Integer arg) {
-  (void)arg;
-  if (n < 1) return umb_lua_fail(L, -EPROTO, "missing field");
-  umb_lua_pushstates(L, base);
-  return compare_pages(L, checkt(L), lua_tostring(L, -1), lua_tostring(L, 3), luaL_optstring(L, 4, "page states"));
-}
-
-/* t:pages(mapping|states, want [, msg]) -> boolean, with a per-page diff on failure. */
-static int t_pages(lua_State *L) {
+/* t:pages(want, mapping|states [, what]) and t:assert_pages(...): page states against want; '.' matches any. */
+static int check_pages(lua_State *L, int fatal) {
   umb_lt *t = checkt(L);
-  luaL_checkstring(L, 3);
-  luaL_optstring(L, 4, NULL);
-  if (t->sc) t->sc->nchecks++;
-  umb_lmap *m = luaL_testudata(L, 2, UMB_MAP_MT);
-  if (m) {
-    long ps = m->svm->vm ? umb_vm_pagesize(m->svm->vm) : 4096;
-    umb_buf b = {0};
-    umb_args_num(&b, m->addr);
-    umb_args_num(&b, (m->len + (uint64_t)ps - 1) / (uint64_t)ps);
+  if (luaL_testudata(L, 2, UMB_MAP_MT))
+    return luaL_argerror(L, 2, "the expected states come first: t:pages(want, m, what)");
+  luaL_checkstring(L, 2);
+  const char *what = luaL_optstring(L, 4, "page states");
+  count_check(t);
+  if (luaL_testudata(L, 3, UMB_MAP_MT)) {
+    /* The mapping's own pages() call (a guest call that yields), then the comparison. */
     lua_settop(L, 4);
-    return umb_lua_call(L, m->svm, m->pid, "pages", &b, conv_pages, 0);
+    lua_pushboolean(L, fatal);
+    lua_getfield(L, 3, "pages");
+    lua_pushvalue(L, 3);
+    lua_callk(L, 1, 2, fatal, pages_done);
+    return pages_done(L, LUA_OK, fatal);
   }
-  if (!lua_isstring(L, 2)) {
-    lua_pushfstring(L, "%s: got %s instead of page states", luaL_optstring(L, 4, "page states"),
-                    luaL_tolstring(L, 2, NULL));
+  if (lua_type(L, 3) != LUA_TSTRING) {
+    lua_pushfstring(L, "%s: seen %s instead of page states", what, luaL_tolstring(L, 3, NULL));
     record(L, t, lua_tostring(L, -1));
+    if (fatal) return abort_scenario(L);
     lua_pushboolean(L, 0);
     return 1;
   }
-  return compare_pages(L, t, lua_tostring(L, 2), lua_tostring(L, 3), luaL_optstring(L, 4, "page states"));
+  int ok = compare_pages(L, t, lua_tostring(L, 2), lua_tostring(L, 3), what);
+  if (!ok && fatal) return abort_scenario(L);
+  lua_pushboolean(L, ok);
+  return 1;
 }
+
+static int t_pages(lua_State *L) { return check_pages(L, 0); }
+static int t_assert_pages(lua_State *L) { return check_pages(L, 1); }
 
 /* t:fail(msg): an unconditional failure. */
 static int t_fail(lua_State *L) {
@@ -179,7 +548,7 @@ static int t_fail(lua_State *L) {
 static int t_note(lua_State *L) {
   umb_lt *t = checkt(L);
   const char *msg = luaL_checkstring(L, 2);
-  if (t->sc) umb_buf_printf(&t->sc->diag, "note: %s\n", msg);
+  if (t->sc) umb_scen_note(t->sc, lua_pushfstring(L, "note: %s", msg));
   return 0;
 }
 
@@ -204,7 +573,7 @@ static int t_get(lua_State *L) {
   const char *k = luaL_checkstring(L, 2);
   if (t->sc && !strcmp(k, "name")) lua_pushstring(L, t->sc->name);
   else if (t->sc && !strcmp(k, "file")) lua_pushstring(L, t->sc->file);
-  else if (t->sc && !strcmp(k, "failures")) lua_pushinteger(L, t->sc->nfails);
+  else if (t->sc && !strcmp(k, "failures")) lua_pushinteger(L, t->sc->run.nfails);
   else {
     lua_getiuservalue(L, 1, 1);
     lua_pushvalue(L, 2);
@@ -237,8 +606,19 @@ static int t_remaining(lua_State *L) {
 }
 
 void umb_lua_open_t(lua_State *L) {
-  static const luaL_Reg methods[] = {{"remaining", t_remaining}, {"eq", t_eq},     {"expect", t_expect}, {"pages", t_pages}, {"fail", t_fail},
-                                     {"note", t_note}, {"skip", t_skip},     {"vm", t_vm},       {"go", umb_lua_t_go},
+  static const luaL_Reg methods[] = {{"remaining", t_remaining},
+                                     {"eq", t_eq},
+                                     {"expect", t_expect},
+                                     {"pages", t_pages},
+                                     {"require", t_require},
+                                     {"assert_eq", t_assert_eq},
+                                     {"assert_true", t_assert_true},
+                                     {"assert_pages", t_assert_pages},
+                                     {"fail", t_fail},
+                                     {"note", t_note},
+                                     {"skip", t_skip},
+                                     {"vm", t_vm},
+                                     {"go", umb_lua_t_go},
                                      {NULL, NULL}};
   static const luaL_Reg meta[] = {{"__newindex", t_set}, {NULL, NULL}};
   umb_lua_newclass(L, UMB_T_MT, methods, meta, t_get);

@@ -17,7 +17,7 @@ int umb_lua_t_go(lua_State *L) {
   luaL_checkudata(L, 1, UMB_T_MT);
   luaL_checktype(L, 2, LUA_TFUNCTION);
   umb_scen *sc = umb_scen_from_lua(L);
-  if (sc == NULL || sc->finishing) return luaL_error(L, "t:go(): no scenario is running");
+  if (sc == NULL || sc->run.finishing) return luaL_error(L, "t:go(): no scenario is running");
   int n = lua_gettop(L) - 1; /* fn and its arguments */
   luaL_where(L, 1);
   size_t wl;

@@ -7,7 +7,7 @@
 
 #include "lumlbed.h"
 
-void umb_lua_push_vm(lua_State *L, umb_svm *svm) {
+void umb_lua_push_vm(lua_State *L, umb_run_vm *svm) {
   umb_lvm *v = lua_newuserdatauv(L, sizeof *v, 0);
   v->svm = svm;
   luaL_setmetatable(L, UMB_VM_MT);
@@ -15,7 +15,7 @@ void umb_lua_push_vm(lua_State *L, umb_svm *svm) {
 
 static umb_lvm *checklvm(lua_State *L, int idx) { return luaL_checkudata(L, idx, UMB_VM_MT); }
 
-umb_svm *umb_lua_check_vm(lua_State *L, int idx) {
+umb_run_vm *umb_lua_check_vm(lua_State *L, int idx) {
   umb_lvm *v = checklvm(L, idx);
   if (v->svm == NULL) luaL_argerror(L, idx, "the vm is closed");
   return v->svm;
@@ -31,7 +31,7 @@ static int conv_spawn(lua_State *L, int base, int n, lua_Integer arg) {
 }
 
 static int vm_spawn(lua_State *L) {
-  umb_svm *svm = umb_lua_check_vm(L, 1);
+  umb_run_vm *svm = umb_lua_check_vm(L, 1);
   return umb_lua_call(L, svm, 1, "spawn", NULL, conv_spawn, 0);
 }
 
@@ -43,7 +43,7 @@ static int conv_file(lua_State *L, int base, int n, lua_Integer size) {
 }
 
 static int vm_file(lua_State *L) {
-  umb_svm *svm = umb_lua_check_vm(L, 1);
+  umb_run_vm *svm = umb_lua_check_vm(L, 1);
   size_t nlen;
   const char *name = luaL_checklstring(L, 2, &nlen);
   luaL_argcheck(L, *name && nlen == strlen(name) && nlen < 250 && !strchr(name, '/') && strcmp(name, ".") &&
@@ -85,7 +85,7 @@ static const char *guest_path(lua_State *L, int idx, uint64_t *size) {
 
 /* vm:invalidate{file=, offset=, length=, impl=, cache=} writes the sysfs trigger. */
 static int vm_invalidate(lua_State *L) {
-  umb_svm *svm = umb_lua_check_vm(L, 1);
+  umb_run_vm *svm = umb_lua_check_vm(L, 1);
   luaL_checktype(L, 2, LUA_TTABLE);
   lua_getfield(L, 2, "file");
   if (lua_isnil(L, -1)) luaL_argerror(L, 2, "file= is required");
@@ -119,7 +119,7 @@ static int vm_invalidate(lua_State *L) {
 
 /* vm:trigger(text) -> bytes written: a raw write to the trigger, for malformed input tests. */
 static int vm_trigger(lua_State *L) {
-  umb_svm *svm = umb_lua_check_vm(L, 1);
+  umb_run_vm *svm = umb_lua_check_vm(L, 1);
   size_t n;
   const char *s = luaL_checklstring(L, 2, &n);
   umb_buf b = {0};
@@ -174,7 +174,7 @@ static int vm_klog(lua_State *L) {
 
 /* vm:readfile(path) / vm:writefile(path, data) run in the agent. */
 static int vm_readfile(lua_State *L) {
-  umb_svm *svm = umb_lua_check_vm(L, 1);
+  umb_run_vm *svm = umb_lua_check_vm(L, 1);
   size_t n;
   const char *p = luaL_checklstring(L, 2, &n);
   umb_buf b = {0};
@@ -184,7 +184,7 @@ static int vm_readfile(lua_State *L) {
 }
 
 static int vm_writefile(lua_State *L) {
-  umb_svm *svm = umb_lua_check_vm(L, 1);
+  umb_run_vm *svm = umb_lua_check_vm(L, 1);
   size_t n, m;
   const char *p = luaL_checklstring(L, 2, &n);
   const char *d = luaL_checklstring(L, 3, &m);
@@ -203,7 +203,7 @@ static int conv_exec(lua_State *L, int base, int n, lua_Integer arg) {
   return 2;
 }
 
-int umb_lua_exec(lua_State *L, umb_svm *svm, uint64_t pid) {
+int umb_lua_exec(lua_State *L, umb_run_vm *svm, uint64_t pid) {
   int top = lua_gettop(L);
   umb_buf b = {0};
   for (int i = 2; i <= top; i++) {
@@ -215,13 +215,13 @@ int umb_lua_exec(lua_State *L, umb_svm *svm, uint64_t pid) {
 }
 
 static int vm_exec(lua_State *L) {
-  umb_svm *svm = umb_lua_check_vm(L, 1);
+  umb_run_vm *svm = umb_lua_check_vm(L, 1);
   luaL_checkstring(L, 2);
   return umb_lua_exec(L, svm, 1);
 }
 
 static int vm_insmod(lua_State *L) {
-  umb_svm *svm = umb_lua_check_vm(L, 1);
+  umb_run_vm *svm = umb_lua_check_vm(L, 1);
   size_t n, m;
   const char *p = luaL_checklstring(L, 2, &n);
   const char *params = luaL_optlstring(L, 3, NULL, &m);
@@ -232,7 +232,7 @@ static int vm_insmod(lua_State *L) {
 }
 
 static int vm_rmmod(lua_State *L) {
-  umb_svm *svm = umb_lua_check_vm(L, 1);
+  umb_run_vm *svm = umb_lua_check_vm(L, 1);
   size_t n;
   const char *p = luaL_checklstring(L, 2, &n);
   umb_buf b = {0};
@@ -242,7 +242,7 @@ static int vm_rmmod(lua_State *L) {
 
 /* vm:poweroff(): an orderly shutdown; the instance's exit is then not a crash. */
 static int vm_poweroff(lua_State *L) {
-  umb_svm *svm = umb_lua_check_vm(L, 1);
+  umb_run_vm *svm = umb_lua_check_vm(L, 1);
   svm->expect_exit = 1;
   return umb_lua_call(L, svm, 1, "poweroff", NULL, umb_conv_true, 0);
 }
@@ -270,7 +270,7 @@ static void check_word(lua_State *L, int i) {
 }
 
 static int vm_request(lua_State *L) {
-  umb_svm *svm = umb_lua_check_vm(L, 1);
+  umb_run_vm *svm = umb_lua_check_vm(L, 1);
   lua_Integer pid = luaL_checkinteger(L, 2);
   luaL_argcheck(L, pid >= 1 && pid <= INT32_MAX, 2, "a guest PID");
   check_word(L, 3);
@@ -296,8 +296,8 @@ static int vm_kill(lua_State *L) {
 static int vm_gc(lua_State *L) {
   umb_lvm *v = checklvm(L, 1);
   /* At scenario end the runner closes every vm itself; only kill vms dropped mid-run. */
-  umb_scen *sc = v->svm ? v->svm->sc : NULL;
-  if (sc && !sc->finishing && v->svm->vm) {
+  umb_run *run = v->svm ? v->svm->run : NULL;
+  if (run && !run->finishing && v->svm->vm) {
     v->svm->expect_exit = 1;
     umb_vm_kill(v->svm->vm);
   }
@@ -314,14 +314,14 @@ static int vm_tostring(lua_State *L) {
 static int vm_get(lua_State *L) {
   umb_lvm *v = checklvm(L, 1);
   const char *k = luaL_checkstring(L, 2);
-  umb_svm *s = v->svm;
+  umb_run_vm *s = v->svm;
   if (!strcmp(k, "index")) lua_pushinteger(L, s->index);
   else if (!strcmp(k, "dir")) lua_pushstring(L, s->dir);
   else if (!strcmp(k, "shared")) lua_pushstring(L, s->shared);
   else if (!strcmp(k, "console")) lua_pushfstring(L, "%s/console.log", s->dir);
   else if (!strcmp(k, "cpu")) lua_pushinteger(L, s->cpu);
-  else if (!strcmp(k, "kernel")) lua_pushstring(L, s->sc->cfg->kernel);
-  else if (!strcmp(k, "variant")) lua_pushstring(L, s->sc->cfg->variant); /* nil when NULL */
+  else if (!strcmp(k, "kernel")) lua_pushstring(L, s->run->cfg->kernel);
+  else if (!strcmp(k, "variant")) lua_pushstring(L, s->run->cfg->variant); /* nil when NULL */
   else if (s->vm && !strcmp(k, "pagesize")) lua_pushinteger(L, umb_vm_pagesize(s->vm));
   else if (s->vm && !strcmp(k, "release")) lua_pushstring(L, umb_vm_release(s->vm));
   else if (s->vm && !strcmp(k, "boot_ms")) lua_pushnumber(L, umb_vm_boot_ms(s->vm));

@@ -12,6 +12,8 @@
 -- Fault counts are not checked: a written shared page takes a read fault and a write
 -- (dirty-tracking) fault, and writeback can write-protect it again at any time, which adds
 -- faults this scenario does not control. Page states and data are exact.
+local bed = require "lib.bed"
+
 local NPAGES = 4
 
 return {
@@ -19,43 +21,38 @@ return {
   matrix = { impl = { "seed", "unmap" }, cache = { "keep", "drop" }, sync = { "msync", "fsync" } },
 
   run = function(t, p)
-    local vm = assert(t:vm())
-    local ps = vm.pagesize
-    local f = assert(vm:file("data", NPAGES * ps))
-    assert(f:write(0, ("o"):rep(NPAGES * ps)))
-    local proc = assert(vm:spawn())
-    local m = assert(proc:mmap(f, { mode = "shared", prot = "rw" }))
-    assert(m:touch("r"))
+    local b = bed.setup(t, { pages = NPAGES, fill = "o", prot = "rw", touch = true })
+    local vm, ps, f, proc, m = b.vm, b.ps, b.file, b.proc, b.map
     assert(m:poke(ps, "DIRTY"))
-    t:pages(m, "FFFF", "the written page is still a file page (shared, no copy)")
+    t:pages("FFFF", m, "the written page is still a file page (shared, no copy)")
 
     local before = assert(vm:stats())
     local ok, err, ename = vm:invalidate { file = f, offset = ps, length = ps, impl = p.impl, cache = p.cache }
     local after = assert(vm:stats())
-    t:pages(m, "F-FF", "the dirty page lost its PTE")
+    t:pages("F-FF", m, "the dirty page lost its PTE")
     if p.cache == "drop" then
-      t:eq(ename, "EBUSY", "dropping a dirty page from the cache fails (" .. tostring(ok or err) .. ")")
-      t:eq(after.failures - before.failures, 1, "the failed drop is counted")
+      t:eq("EBUSY", ename, "dropping a dirty page from the cache fails (" .. tostring(ok or err) .. ")")
+      t:eq(1, after.failures - before.failures, "the failed drop is counted")
     else
-      t:eq(ok, true, "cache=keep succeeds (" .. tostring(err) .. ")")
-      t:eq(after.failures - before.failures, 0, "nothing failed")
+      t:eq(true, ok, "cache=keep succeeds (" .. tostring(err) .. ")")
+      t:eq(0, after.failures - before.failures, "nothing failed")
     end
-    t:eq(f:cached(), "1111", "the dirty page is still in the page cache")
-    t:eq(m:peek(ps, 5), "DIRTY", "the refault reads the write back from the cache")
-    t:pages(m, "FFFF", "the page is mapped again")
+    t:eq("1111", f:cached(), "the dirty page is still in the page cache")
+    t:eq("DIRTY", m:peek(ps, 5), "the refault reads the write back from the cache")
+    t:pages("FFFF", m, "the page is mapped again")
 
     if p.sync == "msync" then assert(m:msync()) else assert(proc:fsync(f)) end
-    t:eq(f:read(ps, 5), "DIRTY", "after " .. p.sync .. " the host file holds the write")
-    t:eq(f:read(0, 1) .. f:read(ps + 5, 1) .. f:read(2 * ps, 1), "ooo", "and nothing else changed")
+    t:eq("DIRTY", f:read(ps, 5), "after " .. p.sync .. " the host file holds the write")
+    t:eq("ooo", f:read(0, 1) .. f:read(ps + 5, 1) .. f:read(2 * ps, 1), "and nothing else changed")
 
     -- Now clean: invalidating with cache=drop succeeds and the refault reads the host file.
     before = assert(vm:stats())
     ok, err = vm:invalidate { file = f, offset = ps, length = ps, impl = p.impl, cache = "drop" }
-    t:eq(ok, true, "dropping the clean page succeeds (" .. tostring(err) .. ")")
+    t:eq(true, ok, "dropping the clean page succeeds (" .. tostring(err) .. ")")
     after = assert(vm:stats())
-    t:eq(after.failures - before.failures, 0, "nothing failed")
-    t:pages(m, "F-FF", "the page lost its PTE again")
-    t:eq(f:cached(), "1011", "the clean page left the page cache")
-    t:eq(m:peek(ps, 6), "DIRTYo", "the refault reads the write back from the host file")
+    t:eq(0, after.failures - before.failures, "nothing failed")
+    t:pages("F-FF", m, "the page lost its PTE again")
+    t:eq("1011", f:cached(), "the clean page left the page cache")
+    t:eq("DIRTYo", m:peek(ps, 6), "the refault reads the write back from the host file")
   end,
 }

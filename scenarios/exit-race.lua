@@ -15,6 +15,8 @@
 -- skipped unless UMLBED_KNOWN_BUGS=1. The exits here deliberately do not wait for the agent's
 -- exited event (proc:exit{wait=true} would close the race). No fault counts: nothing is
 -- counted here.
+local bed = require "lib.bed"
+
 local ROUNDS, NPAGES = 300, 16
 
 return {
@@ -28,12 +30,8 @@ return {
   timeout = 180,
 
   run = function(t, p)
-    local vm = assert(t:vm())
-    local ps = vm.pagesize
-    local f = assert(vm:file("data", NPAGES * ps))
-    assert(f:write(0, ("e"):rep(NPAGES * ps)))
-    local keeper = assert(vm:spawn())
-    local km = assert(keeper:mmap(f, { mode = "shared", prot = "r" }))
+    local b = bed.setup(t, { pages = NPAGES, fill = "e" })
+    local vm, ps, f, km = b.vm, b.ps, b.file, b.map
     for round = 1, ROUNDS do
       local w = assert(vm:spawn())
       local m = assert(w:mmap(f, { mode = "shared", prot = "r" }))
@@ -45,10 +43,10 @@ return {
       for _, k in ipairs(kids) do assert(k:exit()) end
       assert(w:exit())
       assert(vm:invalidate { file = f, impl = p.impl })
-      if not t:pages(km, ("-"):rep(NPAGES), "round " .. round .. ": the surviving mapper lost every page") then
+      if not t:pages(("-"):rep(NPAGES), km, "round " .. round .. ": the surviving mapper lost every page") then
         break
       end
     end
-    t:eq(km:peek(0, NPAGES * ps), ("e"):rep(NPAGES * ps), "the surviving mapper reads the file unchanged")
+    t:eq(("e"):rep(NPAGES * ps), km:peek(0, NPAGES * ps), "the surviving mapper reads the file unchanged")
   end,
 }

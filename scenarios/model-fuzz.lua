@@ -16,8 +16,7 @@
 --
 -- No fault counts: the model predicts states and data, and written pages take UML's extra
 -- dirty/young faults.
-local here = debug.getinfo(1, "S").source:match("^@(.*/)") or "./"
-local model = dofile(here .. "lib/model.lua")
+local model = require "lib.model"
 
 local NPAGES = 8
 local SEEDS = { 1, 2, 3, 4, 5, 6, 7, 8 }
@@ -139,7 +138,7 @@ return {
     local before = t:remaining()
     local bad, why = execute(vm, steps, "fuzz-0")
     if not bad then
-      t:eq(bad, nil, "seed " .. p.seed .. ": " .. #steps .. " steps agree")
+      t:eq(nil, bad, "seed " .. p.seed .. ": " .. #steps .. " steps agree")
       return
     end
     -- Shrink by replaying on fresh files; a replay diverging anywhere counts. A replay is no

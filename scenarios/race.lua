@@ -13,6 +13,8 @@
 -- loop live by construction, on a host of any speed: no iteration count stands in for "the
 -- loops are still running". Fault counts are not checked: how many faults a loop takes depends
 -- on how the invalidations interleave with it.
+local bed = require "lib.bed"
+
 local NPAGES, SHARERS, ROUNDS = 4, 3, 60
 
 local combos = {
@@ -24,12 +26,8 @@ return {
   name = "race: faulting sharers against repeated invalidations and host rewrites",
 
   run = function(t)
-    local vm = assert(t:vm())
-    local ps = vm.pagesize
-    local f = assert(vm:file("data", NPAGES * ps))
-    assert(f:write(0, ("0"):rep(NPAGES * ps)))
-    local owner = assert(vm:spawn())
-    local m = assert(owner:mmap(f, { mode = "shared", prot = "r" }))
+    local b = bed.setup(t, { pages = NPAGES, fill = "0" })
+    local vm, ps, f, owner, m = b.vm, b.ps, b.file, b.proc, b.map
     local all = { m }
     for _, k in ipairs(assert(owner:fork(SHARERS))) do all[#all + 1] = m:on(k) end
 
@@ -37,7 +35,7 @@ return {
     local loops = {}
     for i, ms in ipairs(all) do loops[i] = t:go(function() return ms:loop("r", ctl) end) end
     local started, unstarted = assert(ctl:wait(#all))
-    t:eq(started, #all, "every loop made its first pass before the rounds (" .. unstarted .. " ended before one)")
+    t:eq(#all, started, "every loop made its first pass before the rounds (" .. unstarted .. " ended before one)")
 
     -- While the loops run: rewrite the file from the host and invalidate, every kind in turn.
     -- A cache=drop may meet a page that a loop is faulting in and fail with EBUSY; that is
@@ -59,15 +57,15 @@ return {
       local n, err = task:wait()
       t:expect(n and n >= 1, "process " .. i .. " looped until the stop (" .. tostring(n or err) .. ")")
     end
-    t:eq(live, ROUNDS, "every invalidation ran while every loop was live")
+    t:eq(ROUNDS, live, "every invalidation ran while every loop was live")
     t:note(("%d of %d mid-race cache drops met EBUSY"):format(busy, ROUNDS // 2))
 
     -- The last word: one more host write, then an invalidation that must succeed.
     assert(f:write(0, ("Z"):rep(NPAGES * ps)))
     local ok, err = vm:invalidate { file = f, impl = "seed", cache = "drop" }
-    t:eq(ok, true, "the last invalidation succeeds (" .. tostring(err) .. ")")
+    t:eq(true, ok, "the last invalidation succeeds (" .. tostring(err) .. ")")
     for i, ms in ipairs(all) do
-      t:eq(ms:peek(0, NPAGES * ps), ("Z"):rep(NPAGES * ps), "process " .. i .. " reads the final data")
+      t:eq(("Z"):rep(NPAGES * ps), ms:peek(0, NPAGES * ps), "process " .. i .. " reads the final data")
     end
     local klog = assert(vm:klog())
     for _, bad in ipairs { "WARNING:", "BUG:", "possible recursive locking", "circular locking", "suspicious RCU" } do

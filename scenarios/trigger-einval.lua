@@ -22,23 +22,23 @@ return {
 
     for _, c in ipairs(cases) do
       local n, err, ename = vm:trigger(c[1])
-      t:eq(ename, "EINVAL", ("%s (%q): got %s"):format(c[2], c[1], tostring(n or err)))
+      t:eq("EINVAL", ename, ("%s (%q): got %s"):format(c[2], c[1], tostring(n or err)))
     end
 
     -- A write of a page or more is refused before it is parsed.
     local _, ename
     _, _, ename = vm:trigger("/shared/f 0 4096 " .. (" "):rep(vm.pagesize))
-    t:eq(ename, "EINVAL", "a write of a whole page")
+    t:eq("EINVAL", ename, "a write of a whole page")
     local bad = #cases + 1
 
     -- A missing file is a lookup error, not EINVAL; a good line is accepted.
     _, _, ename = vm:trigger("/shared/missing 0 4096")
-    t:eq(ename, "ENOENT", "a path that does not exist")
+    t:eq("ENOENT", ename, "a path that does not exist")
     local line = "/shared/f 0 4096 seed keep\n"
-    t:eq(vm:trigger(line), #line, "a well-formed line returns its length")
+    t:eq(#line, vm:trigger(line), "a well-formed line returns its length")
 
     local after = assert(vm:stats())
-    t:eq(after.failures - before.failures, bad + 1, "every refused write is counted in failures")
-    t:eq(after.calls - before.calls, bad + 2, "every write is counted in calls")
+    t:eq(bad + 1, after.failures - before.failures, "every refused write is counted in failures")
+    t:eq(bad + 2, after.calls - before.calls, "every write is counted in calls")
   end,
 }

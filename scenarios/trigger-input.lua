@@ -66,16 +66,14 @@ local cases = {
   { "/shared/f " .. ("0"):rep(3895) .. "8192 4096", "ok", "a 3899-digit offset (a write just under a page)", "FF-F" },
 }
 
+local bed = require "lib.bed"
+
 return {
   name = "bad trigger input gets its errno, is counted and zaps nothing",
 
   run = function(t)
-    local vm = assert(t:vm())
-    local ps = vm.pagesize
-    local f = assert(vm:file("f", 4 * ps))
-    assert(f:write(0, ("t"):rep(4 * ps)))
-    local proc = assert(vm:spawn())
-    local m = assert(proc:mmap(f, { mode = "shared", prot = "r" }))
+    local b = bed.setup(t, { pages = 4, name = "f", fill = "t" })
+    local vm, ps, f, m = b.vm, b.ps, b.file, b.map
     local before = assert(vm:stats())
     local refused, accepted = 0, 0
 
@@ -84,15 +82,15 @@ return {
       local n, err, ename = vm:trigger(text)
       local label = ("%s (%q)"):format(what, #text > 80 and text:sub(1, 60) .. "..." or text)
       if want == "none" then
-        t:eq(n, 0, label .. ": write() returns 0 (" .. tostring(err) .. ")")
+        t:eq(0, n, label .. ": write() returns 0 (" .. tostring(err) .. ")")
       elseif want == "ok" then
         accepted = accepted + 1
-        t:eq(n, #text, label .. ": accepted, returns its length (" .. tostring(err) .. ")")
-        t:pages(m, states, label .. ": zaps what it says")
+        t:eq(#text, n, label .. ": accepted, returns its length (" .. tostring(err) .. ")")
+        t:pages(states, m, label .. ": zaps what it says")
       else
         refused = refused + 1
-        t:eq(ename, want, label .. ": got " .. tostring(n or err))
-        t:pages(m, "FFFF", label .. ": a refused write zaps nothing")
+        t:eq(want, ename, label .. ": got " .. tostring(n or err))
+        t:pages("FFFF", m, label .. ": a refused write zaps nothing")
       end
     end
 
@@ -106,8 +104,8 @@ return {
     try(line .. (" "):rep(ps - #line), "EINVAL", "a write of exactly one page")
 
     local after = assert(vm:stats())
-    t:eq(after.calls - before.calls, refused + accepted, "every write is counted in calls")
-    t:eq(after.failures - before.failures, refused, "every refused write is counted in failures")
+    t:eq(refused + accepted, after.calls - before.calls, "every write is counted in calls")
+    t:eq(refused, after.failures - before.failures, "every refused write is counted in failures")
 
     -- A non-root writer cannot even open the trigger (mode 0200): EACCES, not counted.
     assert(m:touch("r"))
@@ -116,14 +114,14 @@ return {
     local enc = require("umlbed").encode
     local r, err, ename = vm:request(nobody.pid, "writefile", enc("/sys/kernel/mm/invalidate_mmap_range/trigger"),
                                      enc("/shared/f 0 4096"))
-    t:eq(ename, "EACCES", "a non-root writer is refused at open (" .. tostring(r or err) .. ")")
-    t:pages(m, "FFFF", "the non-root write zapped nothing")
+    t:eq("EACCES", ename, "a non-root writer is refused at open (" .. tostring(r or err) .. ")")
+    t:pages("FFFF", m, "the non-root write zapped nothing")
     local last = assert(vm:stats())
-    t:eq(last.calls - after.calls, 0, "the refused open never reached the trigger")
+    t:eq(0, last.calls - after.calls, "the refused open never reached the trigger")
 
     -- The kernel lives on: a good line still works.
     local line = f.path .. " 0 4096 seed keep\n"
-    t:eq(vm:trigger(line), #line, "a well-formed line is accepted at the end")
-    t:pages(m, "-FFF", "and zaps page 0")
+    t:eq(#line, vm:trigger(line), "a well-formed line is accepted at the end")
+    t:pages("-FFF", m, "and zaps page 0")
   end,
 }

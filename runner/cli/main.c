@@ -36,7 +36,8 @@ typedef struct job {
   char *diag;
   char *prints; /* What the scenario print()ed. */
   char *dir;
-  double boot_ms[UMB_SCEN_VMS_MAX];
+  char *reason; /* The verdict's own explanation (a SKIP's reason). */
+  double boot_ms[UMB_RUN_VMS_MAX];
   int nboot;
   int done;
   int cmin, cmax; /* Fewest and most scenarios running at once while it ran (-j auto samples). */
@@ -355,15 +356,17 @@ static int parse_jobs(const char *s) {
   return 0;
 }
 
-static void on_scen_done(umb_scen *sc) {
-  job *j = sc->data;
-  j->verdict = sc->verdict;
-  j->seconds = (double)(sc->t_end - sc->t_start) / 1e9;
-  j->diag = sc->diag.data ? strdup(sc->diag.data) : NULL;
-  j->prints = sc->prints.data && sc->prints.len ? strdup(sc->prints.data) : NULL;
-  j->dir = sc->kept ? strdup(sc->dir) : NULL;
-  j->nboot = sc->nboot;
-  memcpy(j->boot_ms, sc->boot_ms, sizeof j->boot_ms);
+static void on_scen_done(umb_scen *sc, void *data) {
+  job *j = data;
+  const umb_scen_result *res = umb_scen_get_result(sc);
+  j->verdict = res->run->verdict;
+  j->seconds = res->run->seconds;
+  j->diag = res->run->diag ? strdup(res->run->diag) : NULL;
+  j->reason = res->run->reason ? strdup(res->run->reason) : NULL;
+  j->prints = res->prints ? strdup(res->prints) : NULL;
+  j->dir = res->run->dir ? strdup(res->run->dir) : NULL;
+  j->nboot = res->run->nboot;
+  memcpy(j->boot_ms, res->run->boot_ms, sizeof j->boot_ms);
   j->done = 1;
   j->sc = NULL;
   umb_scen_free(sc);
@@ -384,11 +387,11 @@ static void report(job *j) {
   printf("%s %d - ", ok ? "ok" : "not ok", g.finished);
   umb_tap_escape(stdout, j->name);
   if (j->verdict == UMB_SKIP) {
-    /* The reason is the diagnostics' first line (the text stays whole for the reports). */
-    const char *d = j->diag ? j->diag : "";
+    /* The reason is t:skip's text, never a note before it; TAP wants it on one line. */
+    const char *d = j->reason ? j->reason : "";
     char *reason = strndup(d, strcspn(d, "\n"));
     printf(" # SKIP ");
-    umb_tap_escape(stdout, reason);
+    umb_tap_escape(stdout, reason ? reason : "");
     free(reason);
   } else if (!ok) {
     printf(" # %s", umb_verdict_name(j->verdict));
@@ -399,8 +402,11 @@ static void report(job *j) {
   if (!ok) {
     printf("# %s: %s (%.2f s)\n", j->file, umb_verdict_name(j->verdict), j->seconds);
     print_diag(stdout, "#   ", j->diag);
-    if (j->dir) printf("# run folder kept: %s\n", j->dir);
+  } else if (j->verdict == UMB_OK) {
+    /* A passing run's diagnostics are its t:note lines: what the scenario measured is worth seeing. */
+    print_diag(stdout, "#   ", j->diag);
   }
+  if (j->dir) printf("# run folder kept: %s\n", j->dir);
   fflush(stdout);
   if (g.tty)
     fprintf(stderr, "umlbed: [%d/%d] %-7s %s (%.2f s)%s%s\n", g.finished, g.njobs, umb_verdict_name(j->verdict),
@@ -427,15 +433,8 @@ static void start_next(void) {
       report(j);
       continue;
     }
-    umb_scen *sc = calloc(1, sizeof *sc);
+    umb_scen *sc = umb_scen_new(g.loop, &g.cfg, j->file, j->name, j->combo, on_scen_done, j);
     if (sc == NULL) abort();
-    sc->loop = g.loop;
-    sc->cfg = &g.cfg;
-    sc->file = strdup(j->file);
-    sc->name = strdup(j->name);
-    sc->combo = j->combo;
-    sc->done_cb = on_scen_done;
-    sc->data = j;
     j->sc = sc;
     g.running++;
     umb_jobs_started(&g.jobs_ctl);

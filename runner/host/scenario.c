@@ -14,26 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* After a fatal console finding, wait this long for the kernel to die before killing it. */
-#define GRACE_MS 1000
-#define EXCERPT_LINES 40
-
 static const char REG_SCEN = 'S'; /* Registry key (its address) for the owning scenario. */
-
-/* Live vms per host CPU, so a new instance goes to the least loaded CPU. */
-static int cpu_load[CPU_SETSIZE];
-
-const char *umb_verdict_name(umb_verdict v) {
-  switch (v) {
-    case UMB_OK: return "ok";
-    case UMB_SKIP: return "SKIP";
-    case UMB_FAILED: return "FAILED";
-    case UMB_CRASHED: return "CRASHED";
-    case UMB_TIMEOUT: return "TIMEOUT";
-    case UMB_ERROR: return "ERROR";
-  }
-  return "?";
-}
 
 umb_scen *umb_scen_from_lua(lua_State *L) {
   lua_rawgetp(L, LUA_REGISTRYINDEX, &REG_SCEN);
@@ -177,13 +158,55 @@ static void sandbox(lua_State *L) {
   lua_register(L, "dofile", safe_dofile);
 }
 
-static lua_State *new_state(int unsafe) {
+/* package.searchers[2] for text only: Lua's own searcher would load precompiled bytecode too. */
+static int search_text(lua_State *L) {
+  const char *name = luaL_checkstring(L, 1);
+  lua_getglobal(L, "package");
+  lua_getfield(L, -1, "searchpath");
+  lua_pushstring(L, name);
+  lua_getfield(L, -3, "path");
+  lua_call(L, 2, 2);
+  if (lua_isnil(L, -2)) return 1; /* The message of the paths tried. */
+  const char *path = lua_tostring(L, -2);
+  if (luaL_loadfilex(L, path, "t") != LUA_OK)
+    return luaL_error(L, "error loading module '%s' from file '%s':\n\t%s", name, path, lua_tostring(L, -1));
+  lua_pushstring(L, path);
+  return 2;
+}
+
+/* require "lib.x" finds FOLDER/lib/x.lua, FOLDER being the scenario file's: a scenario and its helpers travel
+ * together, whatever the current directory. */
+static void set_path(lua_State *L, const char *file, int unsafe) {
+  const char *slash = strrchr(file, '/');
+  lua_getglobal(L, "package");
+  if (slash) lua_pushlstring(L, file, (size_t)(slash - file));
+  else lua_pushliteral(L, ".");
+  lua_pushfstring(L, "%s/?.lua;%s/?/init.lua", lua_tostring(L, -1), lua_tostring(L, -1));
+  lua_remove(L, -2);
+  if (unsafe) {
+    lua_getfield(L, -2, "path");
+    lua_pushfstring(L, "%s;%s", lua_tostring(L, -2), lua_tostring(L, -1));
+    lua_replace(L, -3);
+    lua_pop(L, 1);
+  }
+  lua_setfield(L, -2, "path");
+  if (!unsafe) {
+    lua_getfield(L, -1, "searchers");
+    lua_pushcfunction(L, search_text);
+    lua_rawseti(L, -2, 2);
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+}
+
+static lua_State *new_state(int unsafe, const char *file) {
   lua_State *L = luaL_newstate();
   if (L == NULL) return NULL;
   /* Every coroutine copies the main thread's extra space: NULL there means "not a task". */
   *(umb_task **)lua_getextraspace(L) = NULL;
   luaL_openlibs(L);
   if (!unsafe) sandbox(L);
+  set_path(L, file, unsafe);
   lua_register(L, "print", scen_print);
   luaL_requiref(L, "umlbed", luaopen_umlbed, 0);
   lua_pop(L, 1);
@@ -426,7 +449,7 @@ int umb_scen_describe(const char *file, const char *const *params, int unsafe, d
                       char ***combos, int *ncombos, char **err) {
   describe_ctx d = {.file = file, .params = params};
   if (timeout_s > 0) d.deadline = uv_hrtime() + (uint64_t)(timeout_s * 1e9);
-  lua_State *L = new_state(unsafe);
+  lua_State *L = new_state(unsafe, file);
   *combos = NULL;
   *ncombos = 0;
   *name = NULL;
@@ -453,194 +476,19 @@ int umb_scen_describe(const char *file, const char *const *params, int unsafe, d
   return rc;
 }
 
-/* A copy, never a hard link: the guest's root owns its /umlbed-agent and may change it (chmod, write), and that
- * must not reach the build tree or the next run. */
-static int copy_file(const char *from, const char *to) {
-  int in = open(from, O_RDONLY | O_CLOEXEC), out = -1, rc = 0;
-  if (in < 0) return -errno;
-  out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_TRUNC | O_CLOEXEC, 0555);
-  if (out < 0) {
-    rc = -errno;
-    close(in);
-    return rc;
-  }
-  char buf[65536];
-  ssize_t n;
-  while ((n = read(in, buf, sizeof buf)) > 0)
-    if (write(out, buf, (size_t)n) != n) {
-      rc = -EIO;
-      break;
-    }
-  if (n < 0) rc = -errno;
-  close(in);
-  close(out);
-  return rc;
-}
-
-static int make_dirs(umb_scen *sc) {
-  char path[4200];
-  snprintf(sc->dir, sizeof sc->dir, "%s/umlbed-%d-XXXXXX", sc->cfg->tmpbase, (int)getpid());
-  if (mkdtemp(sc->dir) == NULL) {
-    sc->dir[0] = '\0';
-    return -errno;
-  }
-  /* From here on, a runner that dies any death leaves the folder to the reaper. */
-  umb_reaper_add_dir(sc->dir);
-  snprintf(sc->root, sizeof sc->root, "%s/root", sc->dir);
-  static const char *sub[] = {"", "/shared", "/proc", "/sys", "/dev", "/tmp"};
-  for (size_t i = 0; i < sizeof sub / sizeof sub[0]; i++) {
-    snprintf(path, sizeof path, "%s%s", sc->root, sub[i]);
-    if (mkdir(path, 0755)) return -errno;
-  }
-  /* The guest's root is the agent's owner, so the shared folder must be writable by workers
-   * that dropped root (setuid scenarios). */
-  snprintf(path, sizeof path, "%s/shared", sc->root);
-  chmod(path, 01777);
-  snprintf(path, sizeof path, "%s/umlbed-agent", sc->root);
-  return copy_file(sc->cfg->agent, path);
-}
-
-static void rm_work(uv_work_t *w) {
-  umb_scen *sc = w->data;
-  if (!sc->dir[0]) return;
-  if (!sc->kept) {
-    umb_rm_tree(sc->dir);
-    return;
-  }
-  /* Kept on purpose: a later runner's clean-up of dead runners' folders must leave it. */
-  char mark[sizeof sc->dir + 32];
-  snprintf(mark, sizeof mark, "%s/%s", sc->dir, UMB_KEPT_MARK);
-  int fd = open(mark, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-  if (fd >= 0) close(fd);
-}
-
-static void on_timer_closed(uv_handle_t *h) {
-  umb_scen *sc = h->data;
-  if (--sc->nclosing == 0 && sc->done_cb) sc->done_cb(sc);
-}
-
-static void rm_done(umb_scen *sc) {
-  if (sc->dir[0]) umb_reaper_del_dir(sc->dir);
-  sc->nclosing = 3;
-  uv_close((uv_handle_t *)&sc->timer, on_timer_closed);
-  uv_close((uv_handle_t *)&sc->grace, on_timer_closed);
-  uv_close((uv_handle_t *)&sc->runq, on_timer_closed);
-}
-
-static void after_rm(uv_work_t *w, int status) {
-  umb_scen *sc = w->data;
-  (void)status;
-  free(w);
-  rm_done(sc);
-}
-
-static void after_vms(umb_scen *sc) {
-  if (sc->L) {
-    /* Finalizers are scenario code: a __gc that loops gets the hook's errors after this grace. */
-    sc->deadline = uv_hrtime() + (uint64_t)(CLOSE_GRACE_S * (sc->cfg->timeout_scale > 0 ? sc->cfg->timeout_scale : 1) * 1e9);
-    lua_close(sc->L);
-    sc->L = NULL;
-  }
-  for (int i = 0; i < sc->nvms; i++) {
-    if (sc->vms[i]->cpu >= 0) cpu_load[sc->vms[i]->cpu]--;
-    free(sc->vms[i]->pending_verb);
-    free(sc->vms[i]->waiter);
-    free(sc->vms[i]);
-    sc->vms[i] = NULL;
-  }
-  sc->nvms = 0;
-  sc->t_end = uv_hrtime();
-  sc->kept = sc->dir[0] && (sc->cfg->keep || (!sc->interrupted && sc->verdict >= UMB_FAILED));
-  uv_work_t *w = calloc(1, sizeof *w);
-  if (w == NULL) {
-    /* No memory for a work request: remove the folder on the loop thread instead. */
-    uv_work_t now = {.data = sc};
-    rm_work(&now);
-    rm_done(sc);
-    return;
-  }
-  w->data = sc;
-  if (uv_queue_work(sc->loop, w, rm_work, after_rm)) {
-    rm_work(w);
-    after_rm(w, 0);
-  }
-}
-
-static void on_vm_closed(void *data) {
-  umb_svm *svm = data;
-  umb_scen *sc = svm->sc;
-  svm->vm = NULL;
-  if (--sc->nclosing == 0) after_vms(sc);
-}
-
-static void append_excerpt(umb_scen *sc, umb_svm *svm, const char *why) {
-  umb_vm_drain_console(svm->vm);
-  const umb_scanner *s = umb_vm_scanner(svm->vm);
-  umb_buf_printf(&sc->diag, "vm%d: %s", svm->index, why);
-  if (s->first != UMB_FIND_NONE)
-    umb_buf_printf(&sc->diag, " (%s at console line %zu)", umb_finding_name(s->first), s->first_lineno);
-  umb_buf_printf(&sc->diag, "\nconsole excerpt (%s/console.log):\n", svm->dir);
-  umb_scanner_excerpt(s, &sc->diag, EXCERPT_LINES);
-}
-
-void umb_scen_finish(umb_scen *sc, umb_verdict v, const char *fmt, ...) {
-  if (sc->finishing) return;
-  sc->finishing = 1;
-  sc->verdict = v;
-  if (fmt) {
-    char msg[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    if (sc->diag.len && sc->diag.data[sc->diag.len - 1] != '\n') umb_buf_append(&sc->diag, "\n", 1);
-    umb_buf_printf(&sc->diag, "%s\n", msg);
-  }
-  uv_timer_stop(&sc->timer);
-  uv_timer_stop(&sc->grace);
-  uv_idle_stop(&sc->runq);
-  sc->nclosing = 1; /* Held until every vm close has been started. */
-  for (int i = 0; i < sc->nvms; i++) {
-    if (sc->vms[i]->vm == NULL) continue;
-    sc->nclosing++;
-    umb_vm_close(sc->vms[i]->vm, on_vm_closed, sc->vms[i]);
-  }
-  if (--sc->nclosing == 0) after_vms(sc);
-}
-
-void umb_scen_fail(umb_scen *sc, const char *text) {
-  sc->nfails++;
-  umb_buf_printf(&sc->diag, "%s\n", text);
-}
-
-/* The verdict of a scenario whose run function returned. */
+/* The verdict of a scenario whose run function returned and whose tasks all ended. */
 static void finish_returned(umb_scen *sc) {
-  for (int i = 0; i < sc->nvms; i++) {
-    umb_svm *svm = sc->vms[i];
-    if (svm->vm == NULL) continue;
-    /* A warning printed during the last request may still sit in the console pipe. */
-    umb_vm_drain_console(svm->vm);
-    const umb_scanner *s = umb_vm_scanner(svm->vm);
-    if (UMB_FINDING_FATAL(s->worst) || (s->worst != UMB_FIND_NONE && !sc->allow_warnings)) {
-      append_excerpt(sc, svm, "the kernel reported a problem");
-      umb_scen_finish(sc, UMB_CRASHED, NULL);
-      return;
-    }
-  }
+  if (umb_run_check_kernels(&sc->run)) return;
   /* An error in a task that nobody waited for would otherwise go unseen. */
   int unwaited = 0;
   for (umb_task *t = sc->tasks; t; t = t->next) {
     if (t->state != UMB_TASK_FAILED || t->waited) continue;
     lua_rawgeti(sc->L, LUA_REGISTRYINDEX, t->resref);
-    umb_buf_printf(&sc->diag, "error in a task nobody waited for: %s\n", lua_tostring(sc->L, -1));
+    umb_buf_printf(&sc->run.diag, "error in a task nobody waited for: %s\n", lua_tostring(sc->L, -1));
     lua_pop(sc->L, 1);
     unwaited++;
   }
-  if (unwaited) {
-    umb_scen_finish(sc, UMB_ERROR, NULL);
-    return;
-  }
-  umb_scen_finish(sc, sc->nfails ? UMB_FAILED : UMB_OK, NULL);
+  umb_run_finish(&sc->run, unwaited ? UMB_ERROR : sc->run.nfails ? UMB_FAILED : UMB_OK, NULL);
 }
 
 /* Lua code that never yields would block the loop, its timers and its signal handling; a count hook
@@ -692,6 +540,9 @@ static const char *error_text(umb_scen *sc, lua_State *co) {
   return lua_tostring(L, -1);
 }
 
+void umb_scen_fail(umb_scen *sc, const char *text) { umb_run_fail(&sc->run, text); }
+void umb_scen_note(umb_scen *sc, const char *text) { umb_run_note(&sc->run, text); }
+
 static const char SKIP_MARK = 'K';
 void *umb_scen_skip_mark(void) { return (void *)&SKIP_MARK; }
 static const char ABORT_MARK = 'A';
@@ -716,7 +567,7 @@ static void task_queue(umb_task *t) {
   if (sc->qtail) sc->qtail->qnext = t;
   else sc->qhead = t;
   sc->qtail = t;
-  if (!sc->finishing) uv_idle_start(&sc->runq, on_runq);
+  if (!sc->run.finishing) uv_idle_start(&sc->runq, on_runq);
 }
 
 umb_task *umb_task_new(umb_scen *sc, lua_State *co, int coref, int nargs, const char *where) {
@@ -801,13 +652,13 @@ static void task_end(umb_task *t, int st, int nres) {
 
 static void task_run(umb_task *t) {
   umb_scen *sc = t->sc;
-  if (sc->finishing || sc->L == NULL) return;
+  if (sc->run.finishing || sc->L == NULL) return;
   int nres = 0, nargs = t->nargs;
   t->nargs = 0;
   t->state = UMB_TASK_PARKED;
   t->pending_what = NULL;
   int st = lua_resume(t->co, sc->L, nargs, &nres);
-  if (sc->finishing) return;
+  if (sc->run.finishing) return;
   if (st == LUA_YIELD && sc->hook_stopped) {
     /* The hook parked the task for good; nothing resumes it. */
     lua_pop(t->co, nres);
@@ -818,7 +669,7 @@ static void task_run(umb_task *t) {
       /* Finishing may close the Lua state at once: the text must not live on its stack. */
       char *msg = strdup(lua_tostring(sc->L, -1));
       lua_pop(sc->L, 1);
-      umb_scen_finish(sc, UMB_TIMEOUT, "%s: %s", t->where, msg ? msg : "");
+      umb_run_finish(&sc->run, UMB_TIMEOUT, "%s: %s", t->where, msg ? msg : "");
       free(msg);
     }
     /* Else a signal stopped it: the loop's signal handling interrupts the scenario next. */
@@ -836,14 +687,14 @@ static void task_run(umb_task *t) {
   if (st != LUA_OK && is_abort(t->co)) {
     /* Like kselftest's ASSERT_*: the failed requirement ends the whole scenario, from any task. */
     t->state = UMB_TASK_FAILED;
-    umb_scen_finish(sc, UMB_FAILED, NULL);
+    umb_run_finish(&sc->run, UMB_FAILED, NULL);
     return;
   }
   if (t->index > 0) {
     task_end(t, st, nres);
     if (st != LUA_OK && sc->busy_timeout) {
       lua_rawgeti(sc->L, LUA_REGISTRYINDEX, t->resref);
-      umb_scen_finish(sc, UMB_TIMEOUT, "%s", lua_tostring(sc->L, -1));
+      umb_run_finish(&sc->run, UMB_TIMEOUT, "%s", lua_tostring(sc->L, -1));
       return;
     }
     wake_waiters(t);
@@ -862,7 +713,7 @@ static void task_run(umb_task *t) {
   if (lua_istable(t->co, -1)) {
     lua_rawgetp(t->co, -1, umb_scen_skip_mark());
     if (!lua_isnil(t->co, -1)) {
-      umb_scen_finish(sc, UMB_SKIP, "%s", lua_tostring(t->co, -1) ? lua_tostring(t->co, -1) : "");
+      umb_run_finish(&sc->run, UMB_SKIP, "%s", lua_tostring(t->co, -1) ? lua_tostring(t->co, -1) : "");
       return;
     }
     lua_pop(t->co, 1);
@@ -870,14 +721,14 @@ static void task_run(umb_task *t) {
   const char *msg = error_text(sc, t->co);
   luaL_traceback(t->co, t->co, msg, 0);
   lua_pop(sc->L, 1);
-  umb_scen_finish(sc, sc->busy_timeout ? UMB_TIMEOUT : UMB_ERROR, "%s", lua_tostring(t->co, -1));
+  umb_run_finish(&sc->run, sc->busy_timeout ? UMB_TIMEOUT : UMB_ERROR, "%s", lua_tostring(t->co, -1));
 }
 
 /* Runs the tasks queued so far; tasks woken meanwhile wait for the next turn of the loop. */
 static void on_runq(uv_idle_t *h) {
   umb_scen *sc = h->data;
   umb_task *last = sc->qtail;
-  while (sc->qhead && !sc->finishing) {
+  while (sc->qhead && !sc->run.finishing) {
     umb_task *t = sc->qhead;
     sc->qhead = t->qnext;
     if (sc->qhead == NULL) sc->qtail = NULL;
@@ -885,123 +736,7 @@ static void on_runq(uv_idle_t *h) {
     task_run(t);
     if (t == last) break;
   }
-  if (sc->qhead == NULL || sc->finishing) uv_idle_stop(h);
-}
-
-static void on_timeout(uv_timer_t *t) {
-  umb_scen *sc = t->data;
-  for (int i = 0; i < sc->nvms; i++)
-    if (sc->vms[i]->vm) append_excerpt(sc, sc->vms[i], "console at the timeout");
-  /* Name what every unfinished task was waiting for. */
-  umb_buf what = {0};
-  for (umb_task *k = sc->tasks; k; k = k->next)
-    if (k->state == UMB_TASK_PARKED && k->pending_what)
-      umb_buf_printf(&what, "%s%s (%s)", what.len ? ", " : "; waiting for ", k->pending_what, k->where);
-  umb_scen_finish(sc, UMB_TIMEOUT, "no verdict after %.1f s%s", sc->timeout_s, what.data ? what.data : "");
-  umb_buf_free(&what);
-}
-
-static void on_grace(uv_timer_t *t) {
-  umb_scen *sc = t->data;
-  if (sc->crashed && sc->crashed->vm) append_excerpt(sc, sc->crashed, "the kernel crashed");
-  umb_scen_finish(sc, UMB_CRASHED, NULL);
-}
-
-static void on_vm_event(umb_vm *vm, umb_vm_event ev, void *data) {
-  umb_svm *svm = data;
-  umb_scen *sc = svm->sc;
-  switch (ev) {
-    case UMB_VM_READY:
-      if (svm->index < UMB_SCEN_VMS_MAX) sc->boot_ms[sc->nboot++] = umb_vm_boot_ms(vm);
-      umb_lua_vm_event(svm, ev);
-      break;
-    case UMB_VM_FINDING:
-      if (UMB_FINDING_FATAL(umb_vm_scanner(vm)->worst) && sc->crashed == NULL && !sc->finishing) {
-        /* Let the kernel finish printing and die; the DEAD event usually comes first. */
-        sc->crashed = svm;
-        uv_timer_start(&sc->grace, on_grace, GRACE_MS, 0);
-      }
-      break;
-    case UMB_VM_EXITED:
-      if (!sc->finishing) {
-        uint64_t pid;
-        const char *st = umb_vm_exited(vm, &pid);
-        umb_lua_vm_exited(svm, pid, st);
-      }
-      break;
-    case UMB_VM_DEAD:
-      if (sc->finishing) break;
-      if (svm->expect_exit && umb_vm_scanner(vm)->worst < UMB_FIND_BUG) {
-        umb_lua_vm_event(svm, ev);
-        umb_lua_vm_exited(svm, 0, NULL);
-        break;
-      }
-      {
-        /* A broken agent is an error of the test setup; a dying kernel is a crash. */
-        const char *why = umb_vm_death(vm) ? umb_vm_death(vm) : "died";
-        append_excerpt(sc, svm, why);
-        umb_scen_finish(sc, strncmp(why, "protocol error", 14) ? UMB_CRASHED : UMB_ERROR, NULL);
-      }
-      break;
-    case UMB_VM_GONE:
-      svm->gone = 1;
-      /* After vm:kill(): no "exited" event will come any more. */
-      if (!sc->finishing) umb_lua_vm_exited(svm, 0, NULL);
-      break;
-  }
-}
-
-int umb_scen_vm_spawn(umb_scen *sc, const char *mem, const char *cmdline, int time_travel,
-                      umb_svm **out) {
-  if (sc->nvms == UMB_SCEN_VMS_MAX) return -EMFILE;
-  umb_svm *svm = calloc(1, sizeof *svm);
-  if (svm == NULL) return -ENOMEM;
-  svm->sc = sc;
-  svm->index = sc->nvms;
-  snprintf(svm->dir, sizeof svm->dir, "%s/vm%d", sc->dir, svm->index);
-  snprintf(svm->root, sizeof svm->root, "%s", sc->root);
-  snprintf(svm->shared, sizeof svm->shared, "%s/shared", sc->root);
-  if (mkdir(svm->dir, 0755)) {
-    int rc = -errno;
-    free(svm);
-    return rc;
-  }
-  /* Pin to the least loaded allowed CPU: one instance per CPU makes faults much faster. */
-  cpu_set_t allowed;
-  svm->cpu = -1;
-  if (sched_getaffinity(0, sizeof allowed, &allowed) == 0) {
-    for (int c = 0; c < CPU_SETSIZE; c++)
-      if (CPU_ISSET(c, &allowed) && (svm->cpu < 0 || cpu_load[c] < cpu_load[svm->cpu])) svm->cpu = c;
-  }
-  char umid[128];
-  snprintf(umid, sizeof umid, "umlbed-%d-%p-%d", (int)getpid(), (void *)sc, svm->index);
-  char extra[4096];
-  snprintf(extra, sizeof extra, "%s%s%s", sc->cfg->cmdline ? sc->cfg->cmdline : "",
-           cmdline && sc->cfg->cmdline ? " " : "", cmdline ? cmdline : "");
-  umb_vm_options o = {
-      .kernel = sc->cfg->kernel,
-      .root = sc->root,
-      .dir = svm->dir,
-      .umid = umid,
-      .mem = mem ? mem : sc->cfg->mem,
-      .cmdline = extra[0] ? extra : NULL,
-      .time_travel = time_travel || sc->cfg->time_travel,
-      .cpu = svm->cpu,
-      .gdb = sc->cfg->gdb_script,
-      .gdb_interactive = sc->cfg->gdb_interactive,
-      .ignore = sc->cfg->ignore,
-  };
-  int rc = umb_vm_spawn(sc->loop, &o, on_vm_event, svm, &svm->vm);
-  if (rc) {
-    /* Nothing started: the folder goes, so that the next t:vm() can take the same index. */
-    umb_rm_tree(svm->dir);
-    free(svm);
-    return rc;
-  }
-  if (svm->cpu >= 0) cpu_load[svm->cpu]++;
-  sc->vms[sc->nvms++] = svm;
-  *out = svm;
-  return 0;
+  if (sc->qhead == NULL || sc->run.finishing) uv_idle_stop(h);
 }
 
 /* Loads the scenario and prepares its coroutine, under lua_pcall: scenario files are user code. */
@@ -1010,7 +745,7 @@ static int prepare_protected(lua_State *L) {
   if (load_table(L, sc->file, sc->cfg->params)) return lua_error(L);
   int t = lua_gettop(L);
   lua_getfield(L, t, "allow_warnings");
-  sc->allow_warnings = lua_toboolean(L, -1);
+  sc->run.allow_warnings = lua_toboolean(L, -1);
   lua_getfield(L, t, "timeout");
   /* timeout may depend on the parameters (e.g. a fuzzer's step count): function(p) -> seconds. */
   if (lua_isfunction(L, -1)) {
@@ -1046,8 +781,50 @@ static int prepare_protected(lua_State *L) {
   return 0;
 }
 
+
+/* The core's calls upward. */
+static void on_finishing(umb_run *r) {
+  umb_scen *sc = r->user;
+  uv_idle_stop(&sc->runq);
+}
+
+static void on_runq_closed(uv_handle_t *h) {
+  umb_scen *sc = h->data;
+  umb_run_release(&sc->run);
+}
+
+static void on_closed(umb_run *r) {
+  umb_scen *sc = r->user;
+  if (sc->L) {
+    /* Finalizers are scenario code: a __gc that loops gets the hook's errors after this grace. */
+    sc->deadline = uv_hrtime() + (uint64_t)(CLOSE_GRACE_S * (sc->cfg->timeout_scale > 0 ? sc->cfg->timeout_scale : 1) * 1e9);
+    lua_close(sc->L);
+    sc->L = NULL;
+  }
+  umb_run_hold(r);
+  uv_close((uv_handle_t *)&sc->runq, on_runq_closed);
+}
+
+/* Names what every unfinished task was waiting for. */
+static void on_timeout(umb_run *r, umb_buf *what) {
+  umb_scen *sc = r->user;
+  for (umb_task *k = sc->tasks; k; k = k->next)
+    if (k->state == UMB_TASK_PARKED && k->pending_what)
+      umb_buf_printf(what, "%s%s (%s)", what->len ? ", " : "; waiting for ", k->pending_what, k->where);
+}
+
+static void on_done(umb_run *r) {
+  umb_scen *sc = r->user;
+  sc->result.run = umb_run_result(r);
+  sc->result.prints = sc->prints.len ? sc->prints.data : NULL;
+  if (sc->done_cb) sc->done_cb(sc, sc->data);
+}
+
+static const umb_run_ops run_ops = {
+    .finishing = on_finishing, .closed = on_closed, .timeout = on_timeout, .done = on_done};
+
 static int start_lua(umb_scen *sc) {
-  lua_State *L = sc->L = new_state(sc->cfg->unsafe_lua);
+  lua_State *L = sc->L = new_state(sc->cfg->unsafe_lua, sc->file);
   if (L == NULL) return -ENOMEM;
   lua_pushlightuserdata(L, sc);
   lua_rawsetp(L, LUA_REGISTRYINDEX, &REG_SCEN);
@@ -1059,44 +836,49 @@ static int start_lua(umb_scen *sc) {
   lua_pushlightuserdata(L, sc);
   if (lua_pcall(L, 1, 0, 0) != LUA_OK) return -EINVAL;
   if (sc->skip) {
-    umb_scen_finish(sc, UMB_SKIP, "%s", sc->skip);
+    umb_run_finish(&sc->run, UMB_SKIP, "%s", sc->skip);
     return 0;
   }
   lua_settop(L, 0);
-  if (sc->timeout_s > 0) {
-    uv_timer_start(&sc->timer, on_timeout, (uint64_t)(sc->timeout_s * 1000), 0);
-    sc->deadline = uv_hrtime() + (uint64_t)(sc->timeout_s * 1e9);
-  } else {
-    sc->deadline = 0;
-  }
+  umb_run_set_timeout(&sc->run, sc->timeout_s);
+  sc->deadline = sc->timeout_s > 0 ? uv_hrtime() + (uint64_t)(sc->timeout_s * 1e9) : 0;
   return 0;
 }
 
-int umb_scen_start(umb_scen *sc) {
-  sc->t_start = uv_hrtime();
-  uv_timer_init(sc->loop, &sc->timer);
-  uv_timer_init(sc->loop, &sc->grace);
-  uv_idle_init(sc->loop, &sc->runq);
-  sc->timer.data = sc->grace.data = sc->runq.data = sc;
-  int rc = make_dirs(sc);
-  if (rc) {
-    umb_scen_finish(sc, UMB_ERROR, "cannot prepare the run folder under %s: %s (agent %s)", sc->cfg->tmpbase,
-                    strerror(-rc), sc->cfg->agent);
-    return rc;
+umb_scen *umb_scen_new(uv_loop_t *loop, const umb_config *cfg, const char *file, const char *name, int combo,
+                       void (*done_cb)(umb_scen *sc, void *data), void *data) {
+  umb_scen *sc = calloc(1, sizeof *sc);
+  if (sc == NULL) return NULL;
+  sc->loop = loop;
+  sc->cfg = cfg;
+  sc->file = strdup(file);
+  sc->name = strdup(name);
+  sc->combo = combo;
+  sc->done_cb = done_cb;
+  sc->data = data;
+  if (sc->file == NULL || sc->name == NULL) {
+    umb_scen_free(sc);
+    return NULL;
   }
+  return sc;
+}
+
+int umb_scen_start(umb_scen *sc) {
+  uv_idle_init(sc->loop, &sc->runq);
+  sc->runq.data = sc;
+  int rc = umb_run_start(&sc->run, sc->loop, sc->cfg, &run_ops, sc);
+  if (rc) return rc;
   rc = start_lua(sc);
   if (rc) {
     const char *msg = sc->L ? lua_tostring(sc->L, -1) : NULL;
-    umb_scen_finish(sc, sc->busy_timeout ? UMB_TIMEOUT : UMB_ERROR, "%s", msg ? msg : strerror(-rc));
+    umb_run_finish(&sc->run, sc->busy_timeout ? UMB_TIMEOUT : UMB_ERROR, "%s", msg ? msg : strerror(-rc));
   }
   return rc;
 }
 
-void umb_scen_interrupt(umb_scen *sc) {
-  if (sc->finishing) return;
-  sc->interrupted = 1;
-  umb_scen_finish(sc, UMB_ERROR, "interrupted by a signal");
-}
+void umb_scen_interrupt(umb_scen *sc) { umb_run_interrupt(&sc->run); }
+
+const umb_scen_result *umb_scen_get_result(const umb_scen *sc) { return &sc->result; }
 
 void umb_scen_free(umb_scen *sc) {
   while (sc->tasks) {
@@ -1104,7 +886,7 @@ void umb_scen_free(umb_scen *sc) {
     sc->tasks = t->next;
     free(t);
   }
-  umb_buf_free(&sc->diag);
+  umb_run_free(&sc->run);
   umb_buf_free(&sc->prints);
   free(sc->skip);
   free(sc->file);

@@ -1,45 +1,11 @@
-/* scenario.h: one scenario run (a Lua coroutine on the loop, its UML instances and folder) and its verdict. */
+/* scenario.h: the Lua host: one scenario (its Lua state, its tasks on the loop) on top of one run of the core. */
 #ifndef UMLBED_SCENARIO_H
 #define UMLBED_SCENARIO_H
 
 #include <lua.h>
 #include <signal.h>
 
-#include "umlbed.h"
-
-#define UMB_SCEN_VMS_MAX 8
-#define UMB_SVM_EXITS 256 /* "exited" events kept for a waiting proc:exit() that has not run yet. */
-
-typedef enum umb_verdict {
-  UMB_OK = 0,
-  UMB_SKIP,
-  UMB_FAILED,   /* An expectation failed. */
-  UMB_CRASHED,  /* Panic, oops, BUG, warning, or the guest went away. */
-  UMB_TIMEOUT,
-  UMB_ERROR,    /* Lua error, runner error, or interrupted. */
-} umb_verdict;
-
-const char *umb_verdict_name(umb_verdict v);
-
-/* Settings shared by every scenario of one runner invocation. */
-typedef struct umb_config {
-  const char *kernel;       /* UML binary. */
-  const char *agent;        /* Guest agent binary, placed in each hostfs root. */
-  const char *tmpbase;      /* Where run folders are made ($TMPDIR or /tmp). */
-  const char *mem;          /* Default guest memory. */
-  const char *cmdline;      /* Extra kernel command line for every vm. */
-  int time_travel;
-  int keep;                 /* Keep every run folder. */
-  double timeout_s;         /* Per scenario; 0 means none. */
-  int timeout_given;        /* --timeout was given: it overrides the scenario's own timeout. */
-  double timeout_scale;     /* $UMLBED_TIMEOUT_SCALE: multiplies the default and each scenario's own timeout. */
-  const char *gdb_script;   /* Run kernels under gdb with this script. */
-  int gdb_interactive;
-  const char *const *ignore; /* --ignore-warning texts, NULL-terminated (or NULL). */
-  const char *const *params; /* --param KEY=VALUE overrides of the matrix, NULL-terminated (or NULL). */
-  const char *variant;      /* NAME when kernel is .../kernel/NAME/obj/linux, else NULL. */
-  int unsafe_lua;           /* --unsafe-lua: no sandbox. */
-} umb_config;
+#include "run.h"
 
 typedef struct umb_scen umb_scen;
 
@@ -68,28 +34,15 @@ typedef struct umb_task {
   char where[256];              /* file:line of the t:go() call. */
 } umb_task;
 
-/* A vm as the scenario sees it; owned by the scenario until it is freed. */
-typedef struct umb_svm {
-  umb_scen *sc;
-  umb_vm *vm;        /* NULL once closed. */
-  int index;
-  int cpu;
-  int expect_exit;   /* poweroff() was asked for: death is not a crash. */
-  int gone;
-  void *waiter;      /* A pending boot or poweroff call to resume (lumlbed call context). */
-  char dir[4096];
-  char root[4096];   /* Hostfs root (shared by the scenario's vms). */
-  char shared[4096]; /* Host path of /shared. */
-  char *pending_verb;
-  void *exit_waiters; /* lumlbed: proc:exit{wait=true} calls parked until their "exited" event. */
-  struct {
-    uint64_t pid;     /* 0: free slot. */
-    char status[32];
-  } exits[UMB_SVM_EXITS]; /* Recent "exited" events no call waited for yet (a ring). */
-  int exit_next;
-} umb_svm;
+
+/* What a finished scenario leaves. */
+typedef struct umb_scen_result {
+  const umb_result *run; /* Verdict, time, diagnostics, kept folder, boot times. */
+  const char *prints;    /* What the scenario print()ed, one line per call (NULL if nothing). */
+} umb_scen_result;
 
 struct umb_scen {
+  umb_run run;         /* The core's part: folder, vms, deadline, verdict. */
   uv_loop_t *loop;
   const umb_config *cfg;
   char *file;
@@ -100,33 +53,15 @@ struct umb_scen {
   umb_task *qhead, *qtail;
   int ntasks;
   uv_idle_t runq;      /* Active while tasks are queued: resumes them outside any Lua call. */
-  char dir[3000];
-  char root[3100];
-  umb_svm *vms[UMB_SCEN_VMS_MAX];
-  int nvms;
-  uv_timer_t timer;
-  uv_timer_t grace;
-  int finishing;
-  int interrupted;
-  int nclosing;
-  umb_verdict verdict;
-  umb_buf diag;        /* Failure text: expectations, traceback, console excerpt. */
-  int nchecks;
-  int nfails;
-  int allow_warnings;
-  umb_svm *crashed;    /* The vm that showed a fatal finding. */
-  uint64_t t_start, t_end;
-  int kept;            /* The folder was kept. */
-  double boot_ms[UMB_SCEN_VMS_MAX];
-  int nboot;
-  void (*done_cb)(umb_scen *sc);
+  double timeout_s;    /* This run's timeout. */
+  char *skip;          /* The scenario's skip reason, if any. */
+  uint64_t deadline;   /* uv_hrtime() after which the run is over (0: none). */
+  int busy_timeout;    /* Lua code ran past the deadline without yielding. */
+  int hook_stopped;    /* The deadline hook has just parked the running task for good. */
+  umb_buf prints;      /* What the scenario print()ed, one line per call. */
+  void (*done_cb)(umb_scen *sc, void *data);
   void *data;
-  double timeout_s;         /* This run's timeout. */
-  char *skip;               /* The scenario's skip reason, if any. */
-  uint64_t deadline;        /* uv_hrtime() after which the run is over (0: none). */
-  int busy_timeout;         /* Lua code ran past the deadline without yielding. */
-  int hook_stopped;         /* The deadline hook has just parked the running task for good. */
-  umb_buf prints;           /* What the scenario print()ed, one line per call. */
+  umb_scen_result result;
 };
 
 /* Describe a scenario file: pushes nothing; fills *name and the display names of every
@@ -143,19 +78,20 @@ int umb_param_check(const char *param);
 /* The variant NAME of a kernel path .../kernel/NAME/obj/linux, copied to buf; NULL otherwise. */
 const char *umb_kernel_variant(const char *kernel, char *buf, size_t size);
 
-/* Start a scenario run; done_cb runs exactly once when its verdict is final and everything it
- * started is gone (processes, folder unless kept). Returns 0 or a negative errno (then the
- * verdict is ERROR in sc->diag and done_cb is still called, from the loop). */
+/* A scenario run of matrix combination combo of file, shown as name; done_cb runs exactly once, from the loop,
+ * when its verdict is final and everything it started is gone. NULL when out of memory. */
+umb_scen *umb_scen_new(uv_loop_t *loop, const umb_config *cfg, const char *file, const char *name, int combo,
+                       void (*done_cb)(umb_scen *sc, void *data), void *data);
+/* Start it. Returns 0 or a negative errno (then the verdict is ERROR and done_cb is still called). */
 int umb_scen_start(umb_scen *sc);
 /* Stop a running scenario early (signal): verdict ERROR, folders removed. */
 void umb_scen_interrupt(umb_scen *sc);
+/* Valid in done_cb and until umb_scen_free. */
+const umb_scen_result *umb_scen_get_result(const umb_scen *sc);
 void umb_scen_free(umb_scen *sc);
 
 /* For the bindings: the scenario that owns a Lua state. */
 umb_scen *umb_scen_from_lua(lua_State *L);
-/* Boot a vm for the scenario; resumes the coroutine through the lumlbed call path. */
-int umb_scen_vm_spawn(umb_scen *sc, const char *mem, const char *cmdline, int time_travel,
-                      umb_svm **out);
 /* The task whose coroutine L is, or NULL (the main state, or a coroutine the scenario made). */
 umb_task *umb_task_from_lua(lua_State *L);
 /* Register a new task for coroutine co (anchored by coref) and queue it to run with nargs values
@@ -165,22 +101,16 @@ umb_task *umb_task_new(umb_scen *sc, lua_State *co, int coref, int nargs, const 
 void umb_task_wake(umb_task *t, int nargs);
 /* Record an expectation failure (already formatted with file:line). */
 void umb_scen_fail(umb_scen *sc, const char *text);
-/* Finish the scenario with a verdict and an explanation (formatted). Idempotent. */
-void umb_scen_finish(umb_scen *sc, umb_verdict v, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-/* The Lua module, implemented in lua-bindings/. */
-int luaopen_umlbed(lua_State *L);
-/* Called by the scenario when a vm it waits on becomes ready or dies (lumlbed). */
-void umb_lua_vm_event(umb_svm *svm, umb_vm_event ev);
-/* Called by the scenario for the agent's "exited" event (pid, status), or with pid 0 and status
- * NULL when the vm is gone: wakes the proc:exit{wait=true} calls that wait for it (lumlbed). */
-void umb_lua_vm_exited(umb_svm *svm, uint64_t pid, const char *status);
-/* Push a new expectations object ("umlbed.t") for the scenario that owns L. */
-void umb_lua_push_t(lua_State *L);
-/* The registry-free key that marks a t:skip() error table. */
+/* Add a line to the scenario's diagnostics (t:note). */
+void umb_scen_note(umb_scen *sc, const char *text);
+/* The key that marks a t:skip() error table. */
 void *umb_scen_skip_mark(void);
 /* The key that marks a t:require()/t:assert_*() error table: the failure is recorded, the verdict is FAILED. */
 void *umb_scen_abort_mark(void);
+
+/* The Lua module (lua-bindings/): opened in every scenario's state. */
+int luaopen_umlbed(lua_State *L);
+/* Push a new expectations object ("umlbed.t") for the scenario that owns L. */
+void umb_lua_push_t(lua_State *L);
 
 #endif

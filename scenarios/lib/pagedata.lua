@@ -1,9 +1,8 @@
 -- pagedata.lua: helpers shared by the scenarios: per-page file contents and page-state strings.
 --
 -- A scenario loads it with
---   local here = debug.getinfo(1, "S").source:match("^@(.*/)") or "./"
---   local pd = dofile(here .. "lib/pagedata.lua")
--- (the runner runs each scenario file on its own, so there is no shared package.path).
+--   local pd = require "lib.pagedata"
+-- (the runner puts the scenario's folder on package.path). Page numbers are 0-based.
 local M = {}
 
 -- The letter that fills file page i (0-based) in generation gen: up to 26 pages of one
@@ -49,16 +48,6 @@ function M.firstbytes_of(data, ps)
   local s = {}
   for i = 0, #data // ps - 1 do s[#s + 1] = data:sub(i * ps + 1, i * ps + 1) end
   return table.concat(s)
-end
-
--- A table of strings keyed by name as one line, keys sorted, for exact comparisons with
--- readable failure messages.
-function M.show(tbl)
-  local keys = {}
-  for k in pairs(tbl) do keys[#keys + 1] = k end
-  table.sort(keys)
-  for i, k in ipairs(keys) do keys[i] = k .. "=" .. tostring(tbl[k]) end
-  return table.concat(keys, "; ")
 end
 
 return M

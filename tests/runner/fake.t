@@ -17,8 +17,8 @@ check "ok scenario: no run folder left" [ "$(leftover_dirs)" = 0 ]
 run run $F "$SCEN/fake-fail.lua"
 check "failed expectation: exit status 1" [ "$rc" = 1 ]
 check "failed expectation: FAILED verdict" grep -q '^not ok 1 - fake fail # FAILED$' "$T/out"
-check "failed expectation: names file:line" grep -q 'fake-fail.lua:6: deliberate mismatch: got a, want b' "$T/out"
-check "failed expectation: per-page diff" grep -q 'page 3: - not present, want A' "$T/out"
+check "failed expectation: names file:line" grep -q 'fake-fail.lua:6: deliberate mismatch: expected "b", seen "a"' "$T/out"
+check "failed expectation: per-page diff" grep -q 'page 3: expected A present, anonymous (COW copy), seen - not present' "$T/out"
 check "failed expectation: the scenario went on" not grep -q 'the scenario continued' "$T/out"
 kept=$(sed -n 's/^# run folder kept: //p' "$T/out")
 check "failed run: folder kept and named" test -f "$kept/vm0/console.log"

@@ -3,8 +3,8 @@ return {
   name = "fake fail",
   run = function(t)
     local vm = assert(t:vm())
-    t:eq(vm:request(1, "echo", "a"), "b", "deliberate mismatch")
-    t:pages("F-A-", "FFAA", "deliberate page diff")
+    t:eq("b", vm:request(1, "echo", "a"), "deliberate mismatch")
+    t:pages("FFAA", "F-A-", "deliberate page diff")
     t:expect(vm:request(1, "echo", "still", "running"), "the scenario continued")
   end,
 }

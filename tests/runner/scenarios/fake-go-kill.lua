@@ -7,7 +7,7 @@ return {
     assert(vm:request(1, "echo", "x"))
     vm:kill()
     local r, err, ename = held:wait()
-    t:eq(r, nil, "no result from a killed vm")
-    t:eq(ename, "ECANCELED", "the call was cancelled (" .. tostring(err) .. ")")
+    t:eq(nil, r, "no result from a killed vm")
+    t:eq("ECANCELED", ename, "the call was cancelled (" .. tostring(err) .. ")")
   end,
 }

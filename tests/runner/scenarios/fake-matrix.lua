@@ -4,7 +4,7 @@ return {
   matrix = { mode = { "shared", "private" }, sharers = { 1, 3 } },
   run = function(t, p)
     t:expect(p.mode == "shared" or p.mode == "private", "mode is a matrix value")
-    t:eq(t.params, p, "t.params is p")
+    t:eq(p, t.params, "t.params is p")
     if p.sharers == 3 and p.mode == "private" then t:skip("not meaningful here") end
   end,
 }

@@ -3,7 +3,7 @@ return {
   name = "fake ok",
   run = function(t)
     local vm = assert(t:vm())
-    t:eq(vm.pagesize, 4096, "page size from the ready event")
-    t:eq(vm:request(1, "echo", "hi"), "hi", "the fake echoes")
+    t:eq(4096, vm.pagesize, "page size from the ready event")
+    t:eq("hi", vm:request(1, "echo", "hi"), "the fake echoes")
   end,
 }

@@ -5,9 +5,9 @@ return {
   timeout = function(p) return 30 + (p.steps or 0) end,
   run = function(t, p)
     assert(t:vm())
-    t:eq(math.type(p.n or p.seed), "integer", "numbers are converted")
-    if p.word then t:eq(p.word, "abc", "strings stay strings") end
-    if p.steps then t:eq(p.steps, 7, "steps from umlbed fuzz") end
+    t:eq("integer", math.type(p.n or p.seed), "numbers are converted")
+    if p.word then t:eq("abc", p.word, "strings stay strings") end
+    if p.steps then t:eq(7, p.steps, "steps from umlbed fuzz") end
     t:note("p.n=" .. tostring(p.n) .. " p.seed=" .. tostring(p.seed))
   end,
 }

@@ -4,6 +4,6 @@ return {
   run = function(t)
     pcall(function() package.cpath = os.getenv("HOSTILE_CPATH") end)
     local ok = pcall(require, "hostilemod")
-    t:eq(ok, false, "require of a C module fails")
+    t:eq(false, ok, "require of a C module fails")
   end,
 }

@@ -8,11 +8,11 @@ return {
       for k in name:gmatch("[^.]+") do
         if type(v) == "table" then v = v[k] else v = nil end
       end
-      t:eq(v, nil, name .. " is nil")
+      t:eq(nil, v, name .. " is nil")
     end
-    t:eq(type(debug.getinfo), "function", "debug.getinfo stays")
-    t:eq(type(debug.traceback), "function", "debug.traceback stays")
-    t:eq(debug.getinfo(1, "S").short_src:match("hostile%-sandbox%.lua$"), "hostile-sandbox.lua", "debug.getinfo works")
+    t:eq("function", type(debug.getinfo), "debug.getinfo stays")
+    t:eq("function", type(debug.traceback), "debug.traceback stays")
+    t:eq("hostile-sandbox.lua", debug.getinfo(1, "S").short_src:match("hostile%-sandbox%.lua$"), "debug.getinfo works")
     t:expect(tostring(debug.traceback("tb")):find("hostile%-sandbox%.lua"), "debug.traceback works")
     -- Binary chunks are refused whatever mode is asked for.
     local dumped, derr = pcall(string.dump, function() return 1 end)
@@ -21,19 +21,19 @@ return {
       for _, mode in ipairs { "default", "b", "bt" } do
         local f, msg
         if mode == "default" then f, msg = load(chunk) else f, msg = load(chunk, "=dumped", mode) end
-        t:eq(f, nil, "load of a binary chunk (mode " .. mode .. ") fails")
-        t:eq(type(msg), "string", "with a message (mode " .. mode .. ")")
+        t:eq(nil, f, "load of a binary chunk (mode " .. mode .. ") fails")
+        t:eq("string", type(msg), "with a message (mode " .. mode .. ")")
       end
       local parts, i = { chunk }, 0
       local f = load(function() i = i + 1; return parts[i] end)
-      t:eq(f, nil, "load of a binary chunk from a reader function fails")
+      t:eq(nil, f, "load of a binary chunk from a reader function fails")
     end
     -- A precompiled file (the test makes one) is refused by loadfile and dofile too.
     local bin = os.getenv("HOSTILE_BINARY")
     if bin and loadfile then
-      t:eq((loadfile(bin)), nil, "loadfile of a precompiled file fails")
-      t:eq((loadfile(bin, "b")), nil, "loadfile of a precompiled file fails in mode b")
+      t:eq(nil, (loadfile(bin)), "loadfile of a precompiled file fails")
+      t:eq(nil, (loadfile(bin, "b")), "loadfile of a precompiled file fails in mode b")
     end
-    if bin and dofile then t:eq((pcall(dofile, bin)), false, "dofile of a precompiled file fails") end
+    if bin and dofile then t:eq(false, (pcall(dofile, bin)), "dofile of a precompiled file fails") end
   end,
 }

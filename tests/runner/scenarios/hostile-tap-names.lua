@@ -2,5 +2,5 @@
 return {
   name = "hostile tap names",
   matrix = { s = { "a#b", "back\\slash", "nl\nok 9 - forged", "cr\rx", "ctl\1x" } },
-  run = function(t, p) t:eq(type(p.s), "string", "a string parameter") end,
+  run = function(t, p) t:eq("string", type(p.s), "a string parameter") end,
 }

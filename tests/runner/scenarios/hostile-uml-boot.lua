@@ -3,11 +3,11 @@ return {
   name = "hostile failed boot",
   run = function(t)
     local vm, err, ename = t:vm { cmdline = ("a "):rep(70) }
-    t:eq(vm, nil, "a boot with 70 extra words is refused")
+    t:eq(nil, vm, "a boot with 70 extra words is refused")
     t:expect(tostring(err):find("E2BIG", 1, true) or ename == "E2BIG", "with E2BIG (" .. tostring(err) .. ")")
     local vm2, err2 = t:vm()
     t:expect(vm2, "the next boot works (" .. tostring(err2) .. ")")
     t:expect(not tostring(err2):find("EEXIST", 1, true), "no EEXIST from the failed boot's leftovers")
-    if vm2 then t:eq(vm2.index, 0, "the failed boot took no index") end
+    if vm2 then t:eq(0, vm2.index, "the failed boot took no index") end
   end,
 }

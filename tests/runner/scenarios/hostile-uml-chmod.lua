@@ -6,6 +6,6 @@ return {
     assert(os.rename(assert(os.getenv("HOSTILE_HELPER")), vm.shared .. "/helper"))
     local status, out = assert(vm:exec("/shared/helper", "chmod", "/umlbed-agent"))
     t:note(out)
-    t:eq(status, "exit:0", "the helper ran")
+    t:eq("exit:0", status, "the helper ran")
   end,
 }

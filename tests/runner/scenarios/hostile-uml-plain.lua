@@ -3,6 +3,6 @@ return {
   name = "hostile plain boot",
   run = function(t)
     local vm = assert(t:vm())
-    t:eq(vm:request(1, "hello"), "1", "the agent answers")
+    t:eq("1", vm:request(1, "hello"), "the agent answers")
   end,
 }

@@ -5,10 +5,10 @@ return {
     local vm = assert(t:vm())
     assert(os.rename(assert(os.getenv("HOSTILE_HELPER")), vm.shared .. "/helper"))
     local status, out = assert(vm:exec("/shared/helper", "swapshared", assert(os.getenv("HOSTILE_VICTIM_DIR"))))
-    t:eq(status, "exit:0", "the guest swapped /shared (" .. out .. ")")
+    t:eq("exit:0", status, "the guest swapped /shared (" .. out .. ")")
     local f, err = vm:file("victim")
     local n, werr
     if f then n, werr = f:write(0, "x") end
-    t:eq(n, nil, "f:write through the swapped shared folder fails (" .. tostring(err or werr) .. ")")
+    t:eq(nil, n, "f:write through the swapped shared folder fails (" .. tostring(err or werr) .. ")")
   end,
 }

@@ -5,14 +5,14 @@ return {
     local vm = assert(t:vm())
     assert(os.rename(assert(os.getenv("HOSTILE_HELPER")), vm.shared .. "/helper"))
     local status, out = assert(vm:exec("/shared/helper", "symlink", assert(os.getenv("HOSTILE_SCRATCH")), "/shared/l"))
-    t:eq(status, "exit:0", "the guest made the link (" .. out .. ")")
+    t:eq("exit:0", status, "the guest made the link (" .. out .. ")")
     local f, err = vm:file("l")
     local n, werr, ok, terr
     if f then
       n, werr = f:write(0, "x")
       ok, terr = f:truncate(0)
     end
-    t:eq(n, nil, "f:write through the guest's link fails (" .. tostring(err or werr) .. ")")
-    t:eq(ok, nil, "f:truncate through the guest's link fails (" .. tostring(err or terr) .. ")")
+    t:eq(nil, n, "f:write through the guest's link fails (" .. tostring(err or werr) .. ")")
+    t:eq(nil, ok, "f:truncate through the guest's link fails (" .. tostring(err or terr) .. ")")
   end,
 }

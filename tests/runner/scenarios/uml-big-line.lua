@@ -6,8 +6,8 @@ return {
     assert(vm:file("big", 0))
     for _, n in ipairs { 1000, 3000, 4000, 4095, 4096, 4097, 5000, 20000, 100000 } do
       local data = ("x"):rep(n)
-      t:eq(vm:writefile("/shared/big", data), n, "writefile of " .. n .. " bytes")
-      t:eq(#assert(vm:readfile("/shared/big")), n, "readfile of " .. n .. " bytes")
+      t:eq(n, vm:writefile("/shared/big", data), "writefile of " .. n .. " bytes")
+      t:eq(n, #assert(vm:readfile("/shared/big")), "readfile of " .. n .. " bytes")
     end
   end,
 }

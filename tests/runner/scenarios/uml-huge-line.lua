@@ -21,13 +21,13 @@ return {
       local parts = {}
       for i = 0, n // 8 - 1 do parts[#parts + 1] = ("%08d"):format(i) end
       local data = table.concat(parts)
-      t:eq(vm:writefile("/shared/huge", data), n, "writefile of " .. n .. " bytes")
+      t:eq(n, vm:writefile("/shared/huge", data), "writefile of " .. n .. " bytes")
       local fh = assert(io.open(vm.shared .. "/huge", "rb"))
       local host = fh:read("a")
       fh:close()
-      t:eq(first_diff(host, data), nil, n .. " bytes reached the host file unchanged (first difference at)")
+      t:eq(nil, first_diff(host, data), n .. " bytes reached the host file unchanged (first difference at)")
       local back = assert(vm:readfile("/shared/huge", MIB))
-      t:eq(first_diff(back, data:sub(1, MIB)), nil, "a readfile reply of " .. #back .. " bytes is unchanged")
+      t:eq(nil, first_diff(back, data:sub(1, MIB)), "a readfile reply of " .. #back .. " bytes is unchanged")
     end
   end,
 }

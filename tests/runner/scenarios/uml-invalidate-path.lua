@@ -7,7 +7,7 @@ return {
     t:expect(vm:invalidate { file = f }, "a file object defaults to the rest of the file")
     t:expect(vm:invalidate { file = f.path, length = 2 * vm.pagesize }, "a path with a length")
     local ok, err = pcall(vm.invalidate, vm, { file = f.path })
-    t:eq(ok, false, "a path without a length is refused")
+    t:eq(false, ok, "a path without a length is refused")
     t:expect(tostring(err):find("length= is required", 1, true), "the error says why: " .. tostring(err))
   end,
 }

@@ -8,6 +8,6 @@ return {
     local m = assert(p:mmap(f))
     assert(m:touch("r"))
     assert(vm:invalidate { file = f, impl = "seed" })
-    t:pages(m, "--", "the mapping was zapped")
+    t:pages("--", m, "the mapping was zapped")
   end,
 }

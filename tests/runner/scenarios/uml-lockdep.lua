@@ -11,6 +11,6 @@ return {
     assert(vm:invalidate { file = f, impl = "seed" })
     local stats, err = vm:readfile("/proc/lockdep_stats")
     if not stats then t:skip("no /proc/lockdep_stats (kernel without lockdep): " .. err) end
-    t:eq(stats:match("debug_locks:%s*(%d+)"), "1", "debug_locks is still 1")
+    t:eq("1", stats:match("debug_locks:%s*(%d+)"), "debug_locks is still 1")
   end,
 }

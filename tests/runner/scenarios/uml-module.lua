@@ -11,7 +11,7 @@ return {
     local p = assert(vm:spawn())
     local m = assert(p:mmap(f, { mode = "shared", prot = "r" }))
     assert(m:touch("r"))
-    t:pages(m, "FF", "both pages mapped")
+    t:pages("FF", m, "both pages mapped")
     -- The module reaches the guest through the shared folder.
     local src = assert(io.open(ko, "rb"))
     local dst = assert(io.open(vm.shared .. "/umlbed_gpl.ko", "wb"))
@@ -19,6 +19,6 @@ return {
     src:close()
     dst:close()
     assert(vm:insmod("/shared/umlbed_gpl.ko", ("path=/shared/m offset=0 length=%d"):format(2 * ps)))
-    t:pages(m, "--", "the module's call zapped the mapping")
+    t:pages("--", m, "the module's call zapped the mapping")
   end,
 }

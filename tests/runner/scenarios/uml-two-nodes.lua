@@ -8,20 +8,20 @@ return {
     local ps = a.pagesize
     local fa = assert(a:file("shared-data", 2 * ps))
     local fb = assert(b:file("shared-data"))
-    t:eq(fb.length, 2 * ps, "node B sees the file node A created")
+    t:eq(2 * ps, fb.length, "node B sees the file node A created")
 
     local pa = assert(a:spawn())
     local m = assert(pa:mmap(fa, { mode = "shared", prot = "r" }))
-    t:eq(m:peek(0, 4), "\0\0\0\0", "node A reads zeros")
+    t:eq("\0\0\0\0", m:peek(0, 4), "node A reads zeros")
 
     local pb = assert(b:spawn())
     assert(pb:pwrite(fb, 0, "node-b"))
     assert(pb:fsync(fb))
-    t:eq(fa:read(0, 6), "node-b", "the write reached the disk")
-    t:eq(m:peek(0, 4), "\0\0\0\0", "node A still has its cached page")
+    t:eq("node-b", fa:read(0, 6), "the write reached the disk")
+    t:eq("\0\0\0\0", m:peek(0, 4), "node A still has its cached page")
 
     assert(a:invalidate { file = fa, impl = "seed", cache = "drop" })
-    t:pages(m, "--", "node A's mapping was zapped")
-    t:eq(m:peek(0, 6), "node-b", "node A refaults and reads node B's data")
+    t:pages("--", m, "node A's mapping was zapped")
+    t:eq("node-b", m:peek(0, 6), "node A refaults and reads node B's data")
   end,
 }

@@ -1,0 +1,371 @@
+/* run.c: one run of the engine core: its folder, its UML instances pinned to CPUs, crash and timeout policy, verdict. */
+#include "run.h"
+#include "reaper.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* After a fatal console finding, wait this long for the kernel to die before killing it. */
+#define GRACE_MS 1000
+#define EXCERPT_LINES 40
+
+/* Live vms per host CPU, so a new instance goes to the least loaded CPU. */
+static int cpu_load[CPU_SETSIZE];
+
+const char *umb_verdict_name(umb_verdict v) {
+  switch (v) {
+    case UMB_OK: return "ok";
+    case UMB_SKIP: return "SKIP";
+    case UMB_FAILED: return "FAILED";
+    case UMB_CRASHED: return "CRASHED";
+    case UMB_TIMEOUT: return "TIMEOUT";
+    case UMB_ERROR: return "ERROR";
+  }
+  return "?";
+}
+
+/* A copy, never a hard link: the guest's root owns its /umlbed-agent and may change it (chmod, write), and that
+ * must not reach the build tree or the next run. */
+static int copy_file(const char *from, const char *to) {
+  int in = open(from, O_RDONLY | O_CLOEXEC), out = -1, rc = 0;
+  if (in < 0) return -errno;
+  out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_TRUNC | O_CLOEXEC, 0555);
+  if (out < 0) {
+    rc = -errno;
+    close(in);
+    return rc;
+  }
+  char buf[65536];
+  ssize_t n;
+  while ((n = read(in, buf, sizeof buf)) > 0)
+    if (write(out, buf, (size_t)n) != n) {
+      rc = -EIO;
+      break;
+    }
+  if (n < 0) rc = -errno;
+  close(in);
+  close(out);
+  return rc;
+}
+
+static int make_dirs(umb_run *r) {
+  char path[4200];
+  snprintf(r->dir, sizeof r->dir, "%s/umlbed-%d-XXXXXX", r->cfg->tmpbase, (int)getpid());
+  if (mkdtemp(r->dir) == NULL) {
+    r->dir[0] = '\0';
+    return -errno;
+  }
+  /* From here on, a runner that dies any death leaves the folder to the reaper. */
+  umb_reaper_add_dir(r->dir);
+  snprintf(r->root, sizeof r->root, "%s/root", r->dir);
+  static const char *sub[] = {"", "/shared", "/proc", "/sys", "/dev", "/tmp"};
+  for (size_t i = 0; i < sizeof sub / sizeof sub[0]; i++) {
+    snprintf(path, sizeof path, "%s%s", r->root, sub[i]);
+    if (mkdir(path, 0755)) return -errno;
+  }
+  /* The guest's root is the agent's owner, so the shared folder must be writable by workers
+   * that dropped root (setuid scenarios). */
+  snprintf(path, sizeof path, "%s/shared", r->root);
+  chmod(path, 01777);
+  snprintf(path, sizeof path, "%s/umlbed-agent", r->root);
+  return copy_file(r->cfg->agent, path);
+}
+
+void umb_run_hold(umb_run *r) { r->nholds++; }
+
+void umb_run_release(umb_run *r) {
+  if (--r->nholds > 0) return;
+  umb_result *res = &r->result;
+  res->verdict = r->verdict;
+  res->seconds = (double)(r->t_end - r->t_start) / 1e9;
+  res->diag = r->diag.data;
+  res->reason = r->reason;
+  res->dir = r->kept ? r->dir : NULL;
+  if (r->ops && r->ops->done) r->ops->done(r);
+}
+
+static void rm_work(uv_work_t *w) {
+  umb_run *r = w->data;
+  if (!r->dir[0]) return;
+  if (!r->kept) {
+    umb_rm_tree(r->dir);
+    return;
+  }
+  /* Kept on purpose: a later runner's clean-up of dead runners' folders must leave it. */
+  char mark[sizeof r->dir + 32];
+  snprintf(mark, sizeof mark, "%s/%s", r->dir, UMB_KEPT_MARK);
+  int fd = open(mark, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  if (fd >= 0) close(fd);
+}
+
+static void rm_done(umb_run *r) {
+  if (r->dir[0]) umb_reaper_del_dir(r->dir);
+  umb_run_release(r);
+}
+
+static void after_rm(uv_work_t *w, int status) {
+  umb_run *r = w->data;
+  (void)status;
+  free(w);
+  rm_done(r);
+}
+
+static void on_timer_closed(uv_handle_t *h) { umb_run_release(h->data); }
+
+static void after_vms(umb_run *r) {
+  r->nholds = 1; /* This function's own, released at its end. */
+  /* The layer above lets go of the instances first (its objects may point to them). */
+  if (r->ops && r->ops->closed) r->ops->closed(r);
+  for (int i = 0; i < r->nvms; i++) {
+    umb_run_vm *v = r->vms[i];
+    if (v->cpu >= 0) cpu_load[v->cpu]--;
+    if (v->ops && v->ops->free_user) v->ops->free_user(v->user);
+    free(v);
+    r->vms[i] = NULL;
+  }
+  r->nvms = 0;
+  r->t_end = uv_hrtime();
+  r->kept = r->dir[0] && (r->cfg->keep || (!r->interrupted && r->verdict >= UMB_FAILED));
+  r->nholds += 2;
+  uv_close((uv_handle_t *)&r->timer, on_timer_closed);
+  uv_close((uv_handle_t *)&r->grace, on_timer_closed);
+  r->nholds++;
+  uv_work_t *w = calloc(1, sizeof *w);
+  if (w == NULL) {
+    /* No memory for a work request: remove the folder on the loop thread instead. */
+    uv_work_t now = {.data = r};
+    rm_work(&now);
+    rm_done(r);
+  } else {
+    w->data = r;
+    if (uv_queue_work(r->loop, w, rm_work, after_rm)) {
+      rm_work(w);
+      after_rm(w, 0);
+    }
+  }
+  umb_run_release(r);
+}
+
+static void on_vm_closed(void *data) {
+  umb_run_vm *v = data;
+  umb_run *r = v->run;
+  v->vm = NULL;
+  if (--r->nclosing == 0) after_vms(r);
+}
+
+static void append_excerpt(umb_run *r, umb_run_vm *v, const char *why) {
+  umb_vm_drain_console(v->vm);
+  const umb_scanner *s = umb_vm_scanner(v->vm);
+  umb_buf_printf(&r->diag, "vm%d: %s", v->index, why);
+  if (s->first != UMB_FIND_NONE)
+    umb_buf_printf(&r->diag, " (%s at console line %zu)", umb_finding_name(s->first), s->first_lineno);
+  umb_buf_printf(&r->diag, "\nconsole excerpt (%s/console.log):\n", v->dir);
+  umb_scanner_excerpt(s, &r->diag, EXCERPT_LINES);
+}
+
+void umb_run_finish(umb_run *r, umb_verdict v, const char *fmt, ...) {
+  if (r->finishing) return;
+  r->finishing = 1;
+  r->verdict = v;
+  if (fmt) {
+    char msg[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (r->diag.len && r->diag.data[r->diag.len - 1] != '\n') umb_buf_append(&r->diag, "\n", 1);
+    umb_buf_printf(&r->diag, "%s\n", msg);
+    r->reason = strdup(msg);
+  }
+  uv_timer_stop(&r->timer);
+  uv_timer_stop(&r->grace);
+  if (r->ops && r->ops->finishing) r->ops->finishing(r);
+  r->nclosing = 1; /* Held until every vm close has been started. */
+  for (int i = 0; i < r->nvms; i++) {
+    if (r->vms[i]->vm == NULL) continue;
+    r->nclosing++;
+    umb_vm_close(r->vms[i]->vm, on_vm_closed, r->vms[i]);
+  }
+  if (--r->nclosing == 0) after_vms(r);
+}
+
+void umb_run_fail(umb_run *r, const char *text) {
+  r->nfails++;
+  umb_buf_printf(&r->diag, "%s\n", text);
+}
+
+void umb_run_note(umb_run *r, const char *text) { umb_buf_printf(&r->diag, "%s\n", text); }
+
+int umb_run_check_kernels(umb_run *r) {
+  for (int i = 0; i < r->nvms; i++) {
+    umb_run_vm *v = r->vms[i];
+    if (v->vm == NULL) continue;
+    /* A warning printed during the last request may still sit in the console pipe. */
+    umb_vm_drain_console(v->vm);
+    const umb_scanner *s = umb_vm_scanner(v->vm);
+    if (UMB_FINDING_FATAL(s->worst) || (s->worst != UMB_FIND_NONE && !r->allow_warnings)) {
+      append_excerpt(r, v, "the kernel reported a problem");
+      umb_run_finish(r, UMB_CRASHED, NULL);
+      return 1;
+    }
+  }
+  return 0;
+}
+
+static void on_timeout(uv_timer_t *t) {
+  umb_run *r = t->data;
+  for (int i = 0; i < r->nvms; i++)
+    if (r->vms[i]->vm) append_excerpt(r, r->vms[i], "console at the timeout");
+  umb_buf what = {0};
+  if (r->ops && r->ops->timeout) r->ops->timeout(r, &what);
+  umb_run_finish(r, UMB_TIMEOUT, "no verdict after %.1f s%s", r->timeout_s, what.data ? what.data : "");
+  umb_buf_free(&what);
+}
+
+static void on_grace(uv_timer_t *t) {
+  umb_run *r = t->data;
+  if (r->crashed && r->crashed->vm) append_excerpt(r, r->crashed, "the kernel crashed");
+  umb_run_finish(r, UMB_CRASHED, NULL);
+}
+
+static void on_vm_event(umb_vm *vm, umb_vm_event ev, void *data) {
+  umb_run_vm *v = data;
+  umb_run *r = v->run;
+  const umb_run_vm_ops *ops = v->ops;
+  switch (ev) {
+    case UMB_VM_READY:
+      if (r->result.nboot < UMB_RUN_VMS_MAX) r->result.boot_ms[r->result.nboot++] = umb_vm_boot_ms(vm);
+      if (ops && ops->ready) ops->ready(v);
+      break;
+    case UMB_VM_FINDING:
+      if (UMB_FINDING_FATAL(umb_vm_scanner(vm)->worst) && r->crashed == NULL && !r->finishing) {
+        /* Let the kernel finish printing and die; the DEAD event usually comes first. */
+        r->crashed = v;
+        uv_timer_start(&r->grace, on_grace, GRACE_MS, 0);
+      }
+      break;
+    case UMB_VM_EXITED:
+      if (!r->finishing && ops && ops->exited) {
+        uint64_t pid;
+        const char *st = umb_vm_exited(vm, &pid);
+        ops->exited(v, pid, st);
+      }
+      break;
+    case UMB_VM_DEAD:
+      if (r->finishing) break;
+      if (v->expect_exit && umb_vm_scanner(vm)->worst < UMB_FIND_BUG) {
+        if (ops && ops->powered_off) ops->powered_off(v);
+        if (ops && ops->exited) ops->exited(v, 0, NULL);
+        break;
+      }
+      {
+        /* A broken agent is an error of the test setup; a dying kernel is a crash. */
+        const char *why = umb_vm_death(vm) ? umb_vm_death(vm) : "died";
+        append_excerpt(r, v, why);
+        umb_run_finish(r, strncmp(why, "protocol error", 14) ? UMB_CRASHED : UMB_ERROR, NULL);
+      }
+      break;
+    case UMB_VM_GONE:
+      v->gone = 1;
+      /* After a kill: no "exited" event will come any more. */
+      if (!r->finishing && ops && ops->exited) ops->exited(v, 0, NULL);
+      break;
+  }
+}
+
+int umb_run_vm_spawn(umb_run *r, const char *mem, const char *cmdline, int time_travel, const umb_run_vm_ops *ops,
+                     void *user, umb_run_vm **out) {
+  if (r->nvms == UMB_RUN_VMS_MAX) return -EMFILE;
+  umb_run_vm *v = calloc(1, sizeof *v);
+  if (v == NULL) return -ENOMEM;
+  v->run = r;
+  v->index = r->nvms;
+  v->ops = ops;
+  v->user = user;
+  snprintf(v->dir, sizeof v->dir, "%s/vm%d", r->dir, v->index);
+  snprintf(v->root, sizeof v->root, "%s", r->root);
+  snprintf(v->shared, sizeof v->shared, "%s/shared", r->root);
+  if (mkdir(v->dir, 0755)) {
+    int rc = -errno;
+    free(v);
+    return rc;
+  }
+  /* Pin to the least loaded allowed CPU: one instance per CPU makes faults much faster. */
+  cpu_set_t allowed;
+  v->cpu = -1;
+  if (sched_getaffinity(0, sizeof allowed, &allowed) == 0) {
+    for (int c = 0; c < CPU_SETSIZE; c++)
+      if (CPU_ISSET(c, &allowed) && (v->cpu < 0 || cpu_load[c] < cpu_load[v->cpu])) v->cpu = c;
+  }
+  char umid[128];
+  snprintf(umid, sizeof umid, "umlbed-%d-%p-%d", (int)getpid(), (void *)r, v->index);
+  char extra[4096];
+  snprintf(extra, sizeof extra, "%s%s%s", r->cfg->cmdline ? r->cfg->cmdline : "",
+           cmdline && r->cfg->cmdline ? " " : "", cmdline ? cmdline : "");
+  umb_vm_options o = {
+      .kernel = r->cfg->kernel,
+      .root = r->root,
+      .dir = v->dir,
+      .umid = umid,
+      .mem = mem ? mem : r->cfg->mem,
+      .cmdline = extra[0] ? extra : NULL,
+      .time_travel = time_travel || r->cfg->time_travel,
+      .cpu = v->cpu,
+      .gdb = r->cfg->gdb_script,
+      .gdb_interactive = r->cfg->gdb_interactive,
+      .ignore = r->cfg->ignore,
+  };
+  int rc = umb_vm_spawn(r->loop, &o, on_vm_event, v, &v->vm);
+  if (rc) {
+    /* Nothing started: the folder goes, so that the next spawn can take the same index. */
+    umb_rm_tree(v->dir);
+    free(v);
+    return rc;
+  }
+  if (v->cpu >= 0) cpu_load[v->cpu]++;
+  r->vms[r->nvms++] = v;
+  *out = v;
+  return 0;
+}
+
+void umb_run_set_timeout(umb_run *r, double seconds) {
+  r->timeout_s = seconds;
+  uv_timer_stop(&r->timer);
+  if (seconds > 0 && !r->finishing) uv_timer_start(&r->timer, on_timeout, (uint64_t)(seconds * 1000), 0);
+}
+
+int umb_run_start(umb_run *r, uv_loop_t *loop, const umb_config *cfg, const umb_run_ops *ops, void *user) {
+  r->loop = loop;
+  r->cfg = cfg;
+  r->ops = ops;
+  r->user = user;
+  r->t_start = uv_hrtime();
+  uv_timer_init(loop, &r->timer);
+  uv_timer_init(loop, &r->grace);
+  r->timer.data = r->grace.data = r;
+  int rc = make_dirs(r);
+  if (rc)
+    umb_run_finish(r, UMB_ERROR, "cannot prepare the run folder under %s: %s (agent %s)", cfg->tmpbase, strerror(-rc),
+                   cfg->agent);
+  return rc;
+}
+
+void umb_run_interrupt(umb_run *r) {
+  if (r->finishing) return;
+  r->interrupted = 1;
+  umb_run_finish(r, UMB_ERROR, "interrupted by a signal");
+}
+
+const umb_result *umb_run_result(const umb_run *r) { return &r->result; }
+
+void umb_run_free(umb_run *r) {
+  umb_buf_free(&r->diag);
+  free(r->reason);
+}

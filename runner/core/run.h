@@ -1,0 +1,140 @@
+/* run.h: one run of the engine core: its folder, its UML instances, its deadline and its verdict, without Lua. */
+#ifndef UMLBED_RUN_H
+#define UMLBED_RUN_H
+
+#include "umlbed.h"
+
+#define UMB_RUN_VMS_MAX 8
+
+typedef enum umb_verdict {
+  UMB_OK = 0,
+  UMB_SKIP,
+  UMB_FAILED,   /* An expectation failed. */
+  UMB_CRASHED,  /* Panic, oops, BUG, warning, or the guest went away. */
+  UMB_TIMEOUT,
+  UMB_ERROR,    /* Lua error, runner error, or interrupted. */
+} umb_verdict;
+
+const char *umb_verdict_name(umb_verdict v);
+
+/* Settings shared by every run of one runner invocation. */
+typedef struct umb_config {
+  const char *kernel;       /* UML binary. */
+  const char *agent;        /* Guest agent binary, placed in each hostfs root. */
+  const char *tmpbase;      /* Where run folders are made ($TMPDIR or /tmp). */
+  const char *mem;          /* Default guest memory. */
+  const char *cmdline;      /* Extra kernel command line for every vm. */
+  int time_travel;
+  int keep;                 /* Keep every run folder. */
+  double timeout_s;         /* Per scenario; 0 means none. */
+  int timeout_given;        /* --timeout was given: it overrides the scenario's own timeout. */
+  double timeout_scale;     /* $UMLBED_TIMEOUT_SCALE: multiplies the default and each scenario's own timeout. */
+  const char *gdb_script;   /* Run kernels under gdb with this script. */
+  int gdb_interactive;
+  const char *const *ignore; /* --ignore-warning texts, NULL-terminated (or NULL). */
+  const char *const *params; /* --param KEY=VALUE overrides of the matrix, NULL-terminated (or NULL). */
+  const char *variant;      /* NAME when kernel is .../kernel/NAME/obj/linux, else NULL. */
+  int unsafe_lua;           /* --unsafe-lua: no sandbox. */
+} umb_config;
+
+typedef struct umb_run umb_run;
+typedef struct umb_run_vm umb_run_vm;
+
+/* What a run's instance reports to the layer that started it (all optional). */
+typedef struct umb_run_vm_ops {
+  void (*ready)(umb_run_vm *v);    /* The agent is ready. */
+  /* A worker ended (pid, "exit:N" or "signal:N"); pid 0 and status NULL: no more will come (the vm is gone). */
+  void (*exited)(umb_run_vm *v, uint64_t pid, const char *status);
+  void (*powered_off)(umb_run_vm *v); /* Died after umb_run_vm_expect_exit(): not a crash. */
+  void (*free_user)(void *user);   /* The run frees the instance: release what user points to. */
+} umb_run_vm_ops;
+
+/* An instance as its run sees it; owned by the run until the run ends, so pointers to it never dangle. */
+struct umb_run_vm {
+  umb_run *run;
+  umb_vm *vm;         /* NULL once closed. */
+  int index;
+  int cpu;
+  int expect_exit;    /* poweroff() or kill() was asked for: death is not a crash. */
+  int gone;
+  char dir[4096];
+  char root[4096];    /* Hostfs root (shared by the run's vms). */
+  char shared[4096];  /* Host path of /shared. */
+  const umb_run_vm_ops *ops;
+  void *user;         /* For the layer that spawned it. */
+};
+
+/* What the layer above learns of its run. */
+typedef struct umb_run_ops {
+  void (*finishing)(umb_run *r); /* The verdict is final: stop running code that belongs to the run. */
+  /* Every instance is closed; the folder goes next. Work that must end first may umb_run_hold() the run. */
+  void (*closed)(umb_run *r);
+  void (*timeout)(umb_run *r, umb_buf *what); /* The deadline passed: append "; waiting for ..." to what. */
+  void (*done)(umb_run *r);      /* Exactly once: everything the run started is gone. */
+} umb_run_ops;
+
+/* The result of a finished run. */
+typedef struct umb_result {
+  umb_verdict verdict;
+  double seconds;
+  const char *diag;   /* Failure text and notes (NULL if none). */
+  const char *reason; /* The explanation the verdict was given with (a SKIP's reason), or NULL. */
+  const char *dir;    /* The run folder, when it was kept; else NULL. */
+  int nboot;
+  double boot_ms[UMB_RUN_VMS_MAX];
+} umb_result;
+
+struct umb_run {
+  uv_loop_t *loop;
+  const umb_config *cfg;
+  const umb_run_ops *ops;
+  void *user;
+  char dir[3000];
+  char root[3100];
+  umb_run_vm *vms[UMB_RUN_VMS_MAX];
+  int nvms;
+  uv_timer_t timer;
+  uv_timer_t grace;
+  double timeout_s;    /* 0: none. */
+  int finishing;
+  int interrupted;
+  int nclosing;        /* Instances still closing. */
+  int nholds;          /* What must end before ops->done: folder removal, timers, umb_run_hold(). */
+  int nfails;
+  int allow_warnings;
+  umb_verdict verdict;
+  umb_buf diag;        /* Failure text: expectations, traceback, console excerpt. */
+  char *reason;        /* The text umb_run_finish() was given. */
+  umb_run_vm *crashed; /* The vm that showed a fatal finding. */
+  uint64_t t_start, t_end;
+  int kept;
+  umb_result result;
+};
+
+/* Prepares r and its folder (with a copy of the agent). On failure (negative errno) the run is already finishing
+ * with ERROR and ops->done still comes, from the loop. */
+int umb_run_start(umb_run *r, uv_loop_t *loop, const umb_config *cfg, const umb_run_ops *ops, void *user);
+/* Arms the deadline (seconds; 0: none): when it passes the run ends with TIMEOUT. */
+void umb_run_set_timeout(umb_run *r, double seconds);
+/* Boots an instance for the run; its events go to ops. Returns 0 or a negative errno (nothing started). */
+int umb_run_vm_spawn(umb_run *r, const char *mem, const char *cmdline, int time_travel, const umb_run_vm_ops *ops,
+                     void *user, umb_run_vm **out);
+/* Records an expectation failure (already formatted with file:line). */
+void umb_run_fail(umb_run *r, const char *text);
+/* Appends a line to the diagnostics without failing. */
+void umb_run_note(umb_run *r, const char *text);
+/* The run's code has returned: CRASHED if a kernel reported a problem (returns 1), else 0 and nothing happens. */
+int umb_run_check_kernels(umb_run *r);
+/* Ends the run with a verdict and an explanation (formatted, may be NULL). Idempotent. */
+void umb_run_finish(umb_run *r, umb_verdict v, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Ends the run early for a signal: ERROR, folder removed. */
+void umb_run_interrupt(umb_run *r);
+/* Delays ops->done until as many umb_run_release() calls have come. */
+void umb_run_hold(umb_run *r);
+void umb_run_release(umb_run *r);
+/* Valid in and after ops->done. */
+const umb_result *umb_run_result(const umb_run *r);
+/* Frees what the run still holds, after ops->done. */
+void umb_run_free(umb_run *r);
+
+#endif

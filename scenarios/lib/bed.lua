@@ -1,0 +1,51 @@
+-- bed.lua: the set-up most scenarios start with: a vm, a file of known contents, a process and its mapping of the file.
+--
+--   local bed = require "lib.bed"
+--   local b = bed.setup(t, { pages = 4, fill = "a", mode = "private", prot = "rw", touch = true })
+--   -- b.vm, b.ps (page size), b.file, b.proc, b.map
+--
+-- Options (page numbers are 0-based, like everywhere in the API):
+--   pages  the file's size in pages (required)
+--   name   the file's name in the shared folder (default "data")
+--   fill   a one-byte string repeated over the file, or a function(file, pagesize, pages) that
+--          writes it and returns true or nil, err (pagedata's fill fits); nil leaves zeros
+--   vm     a vm to use (default: boot one with t:vm())
+--   mode, prot   as proc:mmap (default "shared", "r")
+--   first, count the mapped file pages (default the whole file)
+--   map    false: stop after the file (no process, no mapping)
+--   touch  true: read every page of the mapping once (m:touch("r"))
+-- A step that fails raises an error naming the scenario's line (verdict ERROR, like assert).
+local M = {}
+
+-- Raise err from the line that called setup, not from here.
+local function need(v, err, ...)
+  if not v then error(tostring(err), 3) end
+  return v, err, ...
+end
+
+function M.setup(t, o)
+  assert(type(o) == "table" and math.type(o.pages) == "integer" and o.pages > 0, "bed.setup: pages= is required")
+  local b = {}
+  b.vm = o.vm or need(t:vm())
+  b.ps = b.vm.pagesize
+  local ps = b.ps
+  b.file = need(b.vm:file(o.name or "data", o.pages * ps))
+  if type(o.fill) == "string" then
+    need(b.file:write(0, o.fill:rep(o.pages * ps)))
+  elseif o.fill then
+    need(o.fill(b.file, ps, o.pages))
+  end
+  if o.map == false then return b end
+  b.proc = need(b.vm:spawn())
+  local first = o.first or 0
+  local opts = { mode = o.mode or "shared", prot = o.prot or "r" }
+  if o.first or o.count then
+    opts.offset = first * ps
+    opts.length = (o.count or o.pages - first) * ps
+  end
+  b.map = need(b.proc:mmap(b.file, opts))
+  if o.touch then need(b.map:touch("r")) end
+  return b
+end
+
+return M
