@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <getopt.h>
-#include <jansson.h>
 #include <libgen.h>
 #include <limits.h>
 #include <fcntl.h>
@@ -23,26 +22,10 @@
 #include "jobs.h"
 #include "reaper.h"
 #include "report.h"
+#include "output.h"
 #include "scenario.h"
 
-typedef struct job {
-  char *file;
-  char *name;
-  int combo;
-  umb_scen *sc;
-  /* Results, kept after the scenario is freed. */
-  umb_verdict verdict;
-  double seconds;
-  char *diag;
-  char *prints; /* What the scenario print()ed. */
-  char *dir;
-  char *reason; /* The verdict's own explanation (a SKIP's reason). */
-  double boot_ms[UMB_RUN_VMS_MAX];
-  int nboot;
-  int done;
-  int cmin, cmax; /* Fewest and most scenarios running at once while it ran (-j auto samples). */
-  char *broken; /* The file did not load: this message, verdict ERROR, nothing started. */
-} job;
+
 
 static struct {
   uv_loop_t *loop;
@@ -253,17 +236,6 @@ static int fuzz_params(const char *seed_arg, const char *steps_arg, const char *
   return 0;
 }
 
-static void print_diag(FILE *f, const char *prefix, const char *text) {
-  if (text == NULL) return;
-  const char *p = text;
-  while (*p) {
-    const char *nl = strchr(p, '\n');
-    int len = nl ? (int)(nl - p) : (int)strlen(p);
-    fprintf(f, "%s%.*s\n", prefix, len, p);
-    p += len + (nl ? 1 : 0);
-  }
-}
-
 static void start_next(void);
 static void report(job *j);
 
@@ -380,34 +352,10 @@ static void on_scen_done(umb_scen *sc, void *data) {
   start_next();
 }
 
-/* Prints one job's TAP line, its diagnostics when it is not ok, and terminal progress. */
+/* Prints one job's TAP line and diagnostics (output.c), and terminal progress. */
 static void report(job *j) {
   g.finished++;
-  int ok = j->verdict == UMB_OK || j->verdict == UMB_SKIP;
-  printf("%s %d - ", ok ? "ok" : "not ok", g.finished);
-  umb_tap_escape(stdout, j->name);
-  if (j->verdict == UMB_SKIP) {
-    /* The reason is t:skip's text, never a note before it; TAP wants it on one line. */
-    const char *d = j->reason ? j->reason : "";
-    char *reason = strndup(d, strcspn(d, "\n"));
-    printf(" # SKIP ");
-    umb_tap_escape(stdout, reason ? reason : "");
-    free(reason);
-  } else if (!ok) {
-    printf(" # %s", umb_verdict_name(j->verdict));
-  }
-  printf("\n");
-  /* What the scenario print()ed: diagnostics, never TAP. */
-  print_diag(stdout, "# print: ", j->prints);
-  if (!ok) {
-    printf("# %s: %s (%.2f s)\n", j->file, umb_verdict_name(j->verdict), j->seconds);
-    print_diag(stdout, "#   ", j->diag);
-  } else if (j->verdict == UMB_OK) {
-    /* A passing run's diagnostics are its t:note lines: what the scenario measured is worth seeing. */
-    print_diag(stdout, "#   ", j->diag);
-  }
-  if (j->dir) printf("# run folder kept: %s\n", j->dir);
-  fflush(stdout);
+  umb_out_tap(stdout, j, g.finished);
   if (g.tty)
     fprintf(stderr, "umlbed: [%d/%d] %-7s %s (%.2f s)%s%s\n", g.finished, g.njobs, umb_verdict_name(j->verdict),
             j->name, j->seconds, j->dir ? " kept in " : "", j->dir ? j->dir : "");
@@ -479,96 +427,6 @@ static void on_signal(uv_signal_t *s, int signum) {
     if (g.jobs[i].sc) umb_scen_interrupt(g.jobs[i].sc);
   /* With nothing running, nothing else would close the signal handles. */
   if (g.running == 0) start_next();
-}
-
-static int write_junit(const char *path) {
-  FILE *f = fopen(path, "w");
-  if (f == NULL) return -errno;
-  int fails = 0, errors = 0, skipped = 0;
-  double total = 0;
-  for (int i = 0; i < g.njobs; i++) {
-    job *j = &g.jobs[i];
-    total += j->seconds;
-    if (!j->done || j->verdict == UMB_ERROR) errors++;
-    else if (j->verdict == UMB_SKIP) skipped++;
-    else if (j->verdict != UMB_OK) fails++;
-  }
-  fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n");
-  fprintf(f, "<testsuite name=\"umlbed\" tests=\"%d\" failures=\"%d\" errors=\"%d\" skipped=\"%d\" time=\"%.3f\">\n",
-          g.njobs, fails, errors, skipped, total);
-  for (int i = 0; i < g.njobs; i++) {
-    job *j = &g.jobs[i];
-    fprintf(f, "  <testcase classname=\"");
-    umb_xml_escape(f, j->file);
-    fprintf(f, "\" name=\"");
-    umb_xml_escape(f, j->name);
-    fprintf(f, "\" time=\"%.3f\">", j->seconds);
-    if (!j->done) {
-      fprintf(f, "<error message=\"not run\"/>");
-    } else if (j->verdict == UMB_SKIP) {
-      fprintf(f, "<skipped/>");
-    } else if (j->verdict != UMB_OK) {
-      const char *tag = j->verdict == UMB_ERROR ? "error" : "failure";
-      fprintf(f, "\n    <%s message=\"%s\" type=\"%s\">", tag, umb_verdict_name(j->verdict),
-              umb_verdict_name(j->verdict));
-      umb_xml_escape(f, j->diag);
-      if (j->dir) {
-        fprintf(f, "\nrun folder kept: ");
-        umb_xml_escape(f, j->dir);
-      }
-      fprintf(f, "</%s>\n  ", tag);
-    }
-    fprintf(f, "</testcase>\n");
-  }
-  fprintf(f, "</testsuite>\n</testsuites>\n");
-  return fclose(f) ? -errno : 0;
-}
-
-/* A JSON string of any bytes (invalid UTF-8 as U+00NN, see report.h), or null. */
-static json_t *json_clean(const char *s) {
-  char *c = umb_utf8_clean(s);
-  json_t *v = c ? json_string(c) : json_null();
-  free(c);
-  return v ? v : json_null();
-}
-
-static int write_json(const char *path) {
-  json_t *root = json_object(), *arr = json_array();
-  int counts[UMB_ERROR + 1] = {0};
-  for (int i = 0; i < g.njobs; i++) {
-    job *j = &g.jobs[i];
-    json_t *o = json_object(), *boots = json_array();
-    for (int b = 0; b < j->nboot; b++) json_array_append_new(boots, json_real(j->boot_ms[b]));
-    json_object_set_new(o, "name", json_clean(j->name));
-    json_object_set_new(o, "file", json_clean(j->file));
-    json_object_set_new(o, "verdict", json_string(j->done ? umb_verdict_name(j->verdict) : "NOT RUN"));
-    json_object_set_new(o, "seconds", json_real(j->seconds));
-    json_object_set_new(o, "boot_ms", boots);
-    json_object_set_new(o, "diag", json_clean(j->diag));
-    json_object_set_new(o, "print", json_clean(j->prints));
-    json_object_set_new(o, "kept", json_clean(j->dir));
-    json_array_append_new(arr, o);
-    if (j->done) counts[j->verdict]++;
-  }
-  json_object_set_new(root, "kernel", json_clean(g.cfg.kernel));
-  json_object_set_new(root, "variant", json_clean(g.cfg.variant));
-  json_object_set_new(root, "jobs", json_integer(g.jobs_ctl.cap));
-  json_object_set_new(root, "jobs_auto", json_boolean(g.jobs_ctl.automatic));
-  json_t *levels = json_object();
-  for (int l = 1; l <= g.jobs_ctl.cap; l++) {
-    if (!g.jobs_ctl.runs[l]) continue;
-    char key[16];
-    snprintf(key, sizeof key, "%d", l);
-    json_object_set_new(levels, key, json_integer(g.jobs_ctl.runs[l]));
-  }
-  json_object_set_new(root, "runs_per_level", levels);
-  json_object_set_new(root, "results", arr);
-  json_t *sum = json_object();
-  for (int v = 0; v <= UMB_ERROR; v++) json_object_set_new(sum, umb_verdict_name((umb_verdict)v), json_integer(counts[v]));
-  json_object_set_new(root, "summary", sum);
-  int rc = json_dump_file(root, path, JSON_INDENT(2) | JSON_ENSURE_ASCII);
-  json_decref(root);
-  return rc ? -EIO : 0;
 }
 
 /* Writes the gdb script for --gdb into a private folder (removed at exit). */
@@ -865,8 +723,8 @@ int main(int argc, char **argv) {
   int bad = 0;
   for (int i = 0; i < g.njobs; i++)
     if (!g.jobs[i].done || (g.jobs[i].verdict != UMB_OK && g.jobs[i].verdict != UMB_SKIP)) bad = 1;
-  if (g.junit && write_junit(g.junit)) fprintf(stderr, "umlbed: cannot write %s\n", g.junit), bad = 1;
-  if (g.json && write_json(g.json)) fprintf(stderr, "umlbed: cannot write %s\n", g.json), bad = 1;
+  if (g.junit && umb_out_junit(g.junit, g.jobs, g.njobs)) fprintf(stderr, "umlbed: cannot write %s\n", g.junit), bad = 1;
+  if (g.json && umb_out_json(g.json, g.jobs, g.njobs, &g.cfg, &g.jobs_ctl)) fprintf(stderr, "umlbed: cannot write %s\n", g.json), bad = 1;
   status = g.interrupted ? 128 + g.interrupted : bad;
 
 out:

@@ -1,0 +1,37 @@
+/* output.h: the CLI's reports of a set of runs: TAP lines, JUnit XML and JSON. */
+#ifndef UMLBED_OUTPUT_H
+#define UMLBED_OUTPUT_H
+
+#include <stdio.h>
+
+#include "jobs.h"
+#include "scenario.h"
+
+/* One scenario run of the command line, and its results (kept after the scenario is freed). */
+typedef struct job {
+  char *file;
+  char *name;
+  int combo;
+  umb_scen *sc; /* While it runs. */
+  /* Results, kept after the scenario is freed. */
+  umb_verdict verdict;
+  double seconds;
+  char *diag;
+  char *prints; /* What the scenario print()ed. */
+  char *dir;
+  char *reason; /* The verdict's own explanation (a SKIP's reason). */
+  double boot_ms[UMB_RUN_VMS_MAX];
+  int nboot;
+  int done;
+  int cmin, cmax; /* Fewest and most scenarios running at once while it ran (-j auto samples). */
+  char *broken; /* The file did not load: this message, verdict ERROR, nothing started. */
+} job;
+
+/* Prints job j's TAP line (number n) and its diagnostic lines. */
+void umb_out_tap(FILE *f, const job *j, int n);
+/* Writes a JUnit XML report of jobs[0..njobs); returns 0 or a negative errno. */
+int umb_out_junit(const char *path, const job *jobs, int njobs);
+/* Writes the JSON report; returns 0 or a negative errno. */
+int umb_out_json(const char *path, const job *jobs, int njobs, const umb_config *cfg, const umb_jobs *ctl);
+
+#endif
