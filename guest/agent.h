@@ -1,4 +1,4 @@
-/* agent.h: internal interfaces shared by the guest agent's dispatcher (main.c), workers (worker.c) and codec. */
+/* agent.h: internal interfaces of the guest agent: dispatcher (main.c), workers (worker.c), queues (queue.c). */
 #ifndef UMB_AGENT_H
 #define UMB_AGENT_H
 
@@ -7,66 +7,46 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* Protocol constants; docs/protocol.md is the contract behind each of them. */
-#define UMB_PROTO_VERSION 1
-#define UMB_LINE_MAX ((size_t)4 << 20)      /* One message, newline included. */
-#define UMB_DATA_MAX ((size_t)1 << 20)      /* Largest byte buffer a reply carries (encoded: at most 3x). */
-#define UMB_PAGES_MAX ((uint64_t)1 << 20)   /* Most pages one pages/mincore/fmincore reply describes. */
-#define UMB_PAGEMAP_MAX ((uint64_t)1 << 17) /* Most raw pagemap entries in one reply (19 bytes each). */
-#define UMB_FORK_MAX 256
-#define UMB_TOKENS_MAX 1024                 /* Fields in one request, exec's arguments included. */
+#include "umb_proto.h"
 
 /* The hidden worker that executes requests addressed to PID 1 has this role; it refuses mapping verbs. */
 enum umb_role { UMB_ROLE_WORKER, UMB_ROLE_AGENT };
 
-/* A growable byte buffer; live bytes are p[off, len). A zeroed struct is an empty buffer. */
-struct umb_buf {
-	char *p;
-	size_t off, len, cap;
+/* A byte queue: a umb_buf whose first off bytes are consumed already, so that taking a line or a partial write
+ * off the front costs nothing; live bytes are b.data[off, b.len). A zeroed struct is an empty queue. */
+struct umb_queue {
+  umb_buf b;
+  size_t off;
 };
 
-/* Makes room for extra more bytes after len; returns 0 or -ENOMEM. */
-int umb_buf_reserve(struct umb_buf *b, size_t extra);
-int umb_buf_add(struct umb_buf *b, const void *p, size_t n);
-int umb_buf_adds(struct umb_buf *b, const char *s);
-int umb_buf_addf(struct umb_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Appends n bytes percent-encoded as one protocol field (the empty string is "-"). */
-int umb_buf_add_pct(struct umb_buf *b, const void *p, size_t n);
+/* Makes room for extra more bytes at the end (reclaiming consumed space first); returns 0 or -ENOMEM. */
+int umb_q_reserve(struct umb_queue *q, size_t extra);
+int umb_q_append(struct umb_queue *q, const void *p, size_t n);
 /* Drops n bytes from the front. */
-void umb_buf_consume(struct umb_buf *b, size_t n);
-static inline size_t umb_buf_size(const struct umb_buf *b) { return b->len - b->off; }
-/* Never NULL, so that an empty buffer can go to memchr or memcpy. */
-static inline char *umb_buf_data(const struct umb_buf *b) { return b->p ? b->p + b->off : (char *)""; }
-static inline void umb_buf_clear(struct umb_buf *b) { b->off = b->len = 0; }
-void umb_buf_free(struct umb_buf *b);
+void umb_q_consume(struct umb_queue *q, size_t n);
+static inline size_t umb_q_size(const struct umb_queue *q) { return q->b.len - q->off; }
+/* Never NULL, so that an empty queue can go to memchr or memcpy. */
+static inline char *umb_q_data(const struct umb_queue *q) { return q->b.data ? q->b.data + q->off : (char *)""; }
+static inline void umb_q_clear(struct umb_queue *q) {
+  q->off = 0;
+  umb_buf_reset(&q->b);
+}
+static inline void umb_q_free(struct umb_queue *q) {
+  q->off = 0;
+  umb_buf_free(&q->b);
+}
 
-/* One field of a request: not NUL-terminated. */
-struct umb_tok {
-	const char *p;
-	size_t n;
-};
+#define UMB_STR_(x) #x
+#define UMB_STR(x) UMB_STR_(x)
 
-/*
- * Splits a line (without its newline) at single spaces. Returns the number of fields, -EINVAL for an empty line or
- * an empty field (two spaces, leading or trailing space), -E2BIG for more than max fields.
- */
-int umb_split(const char *line, size_t len, struct umb_tok *toks, size_t max);
-bool umb_tok_eq(struct umb_tok t, const char *s);
-/* Unsigned decimal or 0x hex, no sign, no overflow; returns 0 or -EINVAL. */
-int umb_parse_u64(struct umb_tok t, uint64_t *v);
-/* A request ID: decimal 1..2^63-1 without leading zeros, so that it reads back the same; 0 or -EINVAL. */
-int umb_parse_id(struct umb_tok t, uint64_t *v);
-/* Decodes a percent-encoded field, appending to out; returns 0, -EINVAL or -ENOMEM. */
-int umb_pct_decode(struct umb_tok t, struct umb_buf *out);
-/* Decodes into a NUL-terminated string; a decoded NUL byte is -EINVAL. The caller frees *s. */
-int umb_pct_decode_str(struct umb_tok t, char **s);
-/* A verb token that is safe to echo back in an error reply ([a-z0-9_-], at most 32 bytes). */
-bool umb_verb_printable(struct umb_tok t);
-/* errno name ("ENOENT") for a positive errno value. */
-const char *umb_errname(int err);
+/* A buffer's bytes, never NULL, so that an empty buffer can go to memchr, memcpy or write. */
+static inline char *umb_bytes(const umb_buf *b) { return b->data ? b->data : (char *)""; }
 
-/* Verb table lookup: returns true for a verb of protocol version 1. */
-bool umb_verb_known(struct umb_tok verb);
+/* A field as a number or a request ID (umb_num_parse_n, umb_id_parse). */
+static inline int umb_field_num(umb_field f, uint64_t *v) { return umb_num_parse_n(f.p, f.n, v); }
+static inline int umb_field_id(umb_field f, uint64_t *v) { return umb_id_parse(f.p, f.n, v); }
+/* Decodes a field into a NUL-terminated string; a decoded NUL byte is -EINVAL. The caller frees *s. */
+int umb_pct_decode_str(umb_field f, char **s);
 
 /*
  * Writes all of n bytes to a blocking fd, retrying on EINTR; returns 0 or -errno.

@@ -32,123 +32,94 @@
  * "the loops are running" or "stop now".
  */
 struct loopctl {
-	uint32_t stop;    /* Non-zero: every loop on this control returns. */
-	uint32_t started; /* Loops that have finished their first pass over their range. */
-	uint32_t unstarted; /* Loops that ended before finishing a first pass (a fault, or stop was already set). */
-	uint32_t gen;     /* Bumped (and futex-woken) after started or unstarted changed. */
+  uint32_t stop;      /* Non-zero: every loop on this control returns. */
+  uint32_t started;   /* Loops that have finished their first pass over their range. */
+  uint32_t unstarted; /* Loops that ended before finishing a first pass (a fault, or stop was already set). */
+  uint32_t gen;       /* Bumped (and futex-woken) after started or unstarted changed. */
 };
 
 bool umb_time_travel;
 
 /* What the command loop of one worker process knows about itself. */
 struct wctx {
-	int chan;
-	enum umb_role role;
-	uintptr_t ps;
+  int chan;
+  enum umb_role role;
+  uintptr_t ps;
 };
 
 /* One request being executed: its fields, the reply fields built so far, and an error context. */
 struct req {
-	struct wctx *w;
-	struct umb_tok *arg;
-	size_t narg;
-	struct umb_buf *out; /* Reply fields, each preceded by a space. */
-	char ctx[160];       /* What failed, for the error message ("open /shared/f"). */
-	int after;           /* What to do once the reply is sent (AFTER_*). */
-	int exit_code;
+  struct wctx *w;
+  umb_field *arg;
+  size_t narg;
+  umb_buf *out;  /* Reply fields, each preceded by a space. */
+  char ctx[160]; /* What failed, for the error message ("open /shared/f"). */
+  int after;     /* What to do once the reply is sent (AFTER_*). */
+  int exit_code;
 };
 
 enum { AFTER_NOTHING, AFTER_EXIT, AFTER_CHILD };
 
-enum {
-	F_AGENT_ONLY = 1,  /* Only PID 1 (the helper) accepts it. */
-	F_MAPPING = 2,     /* PID 1 refuses it so that it never holds user mappings. */
-	F_WORKER_ONLY = 4, /* PID 1 refuses it: it would end or weaken the agent itself. */
-};
-
-struct verb {
-	const char *name;
-	int (*fn)(struct req *r);
-	unsigned char min, max; /* Argument count, the verb excluded; max 255 means unlimited. */
-	unsigned char flags;
-};
-
 /* ---- argument helpers ---- */
 
-static int bad(struct req *r, const char *what)
-{
-	snprintf(r->ctx, sizeof r->ctx, "bad %s", what);
-	return -EINVAL;
+static int bad(struct req *r, const char *what) {
+  snprintf(r->ctx, sizeof r->ctx, "bad %s", what);
+  return -EINVAL;
 }
 
-static int arg_u64(struct req *r, size_t i, const char *what, uint64_t *v)
-{
-	if (umb_parse_u64(r->arg[i], v) < 0)
-		return bad(r, what);
-	return 0;
+static int arg_u64(struct req *r, size_t i, const char *what, uint64_t *v) {
+  if (umb_field_num(r->arg[i], v) < 0) return bad(r, what);
+  return 0;
 }
 
-static int arg_off(struct req *r, size_t i, const char *what, off_t *v)
-{
-	uint64_t x;
-	if (umb_parse_u64(r->arg[i], &x) < 0 || x > (uint64_t)INT64_MAX)
-		return bad(r, what);
-	*v = (off_t)x;
-	return 0;
+static int arg_off(struct req *r, size_t i, const char *what, off_t *v) {
+  uint64_t x;
+  if (umb_field_num(r->arg[i], &x) < 0 || x > (uint64_t)INT64_MAX) return bad(r, what);
+  *v = (off_t)x;
+  return 0;
 }
 
-static int arg_str(struct req *r, size_t i, const char *what, char **s)
-{
-	int e = umb_pct_decode_str(r->arg[i], s);
-	if (e == -EINVAL)
-		return bad(r, what);
-	return e;
+static int arg_str(struct req *r, size_t i, const char *what, char **s) {
+  int e = umb_pct_decode_str(r->arg[i], s);
+  if (e == -EINVAL) return bad(r, what);
+  return e;
 }
 
-static int arg_data(struct req *r, size_t i, struct umb_buf *b)
-{
-	int e = umb_pct_decode(r->arg[i], b);
-	if (e == -EINVAL)
-		return bad(r, "DATA");
-	return e;
+static int arg_data(struct req *r, size_t i, umb_buf *b) {
+  int e = umb_pct_decode_buf(r->arg[i].p, r->arg[i].n, b);
+  if (e == -EINVAL) return bad(r, "DATA");
+  return e;
 }
 
 /* A user address range [addr, addr + len) that does not wrap. */
-static int arg_range(struct req *r, size_t i, uintptr_t *addr, uint64_t *len)
-{
-	uint64_t a;
-	int e = arg_u64(r, i, "ADDR", &a);
-	if (e == 0)
-		e = arg_u64(r, i + 1, "LEN", len);
-	if (e == 0 && (a > UINTPTR_MAX || *len > UINTPTR_MAX - a))
-		e = bad(r, "range (it wraps)");
-	*addr = (uintptr_t)a;
-	return e;
+static int arg_range(struct req *r, size_t i, uintptr_t *addr, uint64_t *len) {
+  uint64_t a;
+  int e = arg_u64(r, i, "ADDR", &a);
+  if (e == 0) e = arg_u64(r, i + 1, "LEN", len);
+  if (e == 0 && (a > UINTPTR_MAX || *len > UINTPTR_MAX - a)) e = bad(r, "range (it wraps)");
+  *addr = (uintptr_t)a;
+  return e;
 }
 
-static int arg_rw(struct req *r, size_t i, bool *write)
-{
-	if (umb_tok_eq(r->arg[i], "r"))
-		*write = false;
-	else if (umb_tok_eq(r->arg[i], "w"))
-		*write = true;
-	else
-		return bad(r, "access (r or w)");
-	return 0;
+static int arg_rw(struct req *r, size_t i, bool *write) {
+  if (umb_field_eq(r->arg[i], "r"))
+    *write = false;
+  else if (umb_field_eq(r->arg[i], "w"))
+    *write = true;
+  else
+    return bad(r, "access (r or w)");
+  return 0;
 }
 
-static int fail(struct req *r, int err, const char *fmt, const char *s)
-{
-	snprintf(r->ctx, sizeof r->ctx, fmt, s);
-	return -err;
+static int fail(struct req *r, int err, const char *fmt, const char *s) {
+  snprintf(r->ctx, sizeof r->ctx, fmt, s);
+  return -err;
 }
 
-static int open_path(struct req *r, const char *path, int flags)
-{
-	int fd = open(path, flags | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		return fail(r, errno, "open %s", path);
-	return fd;
+static int open_path(struct req *r, const char *path, int flags) {
+  int fd = open(path, flags | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) return fail(r, errno, "open %s", path);
+  return fd;
 }
 
 /* ---- guarded user-memory access: SIGSEGV/SIGBUS become EFAULT ---- */
@@ -160,164 +131,138 @@ static struct loopctl *loop_ctl;
 static void *volatile fault_addr;
 static volatile int fault_sig;
 
-static void on_fault(int sig, siginfo_t *si, void *uc)
-{
-	(void)uc;
-	if (!fault_armed) {
-		/* A fault outside a guarded access is a bug: die of it, as the default action would. */
-		signal(sig, SIG_DFL);
-		return;
-	}
-	fault_armed = 0;
-	fault_addr = si->si_addr;
-	fault_sig = sig;
-	siglongjmp(fault_jmp, 1);
+static void on_fault(int sig, siginfo_t *si, void *uc) {
+  (void)uc;
+  if (!fault_armed) {
+    /* A fault outside a guarded access is a bug: die of it, as the default action would. */
+    signal(sig, SIG_DFL);
+    return;
+  }
+  fault_armed = 0;
+  fault_addr = si->si_addr;
+  fault_sig = sig;
+  siglongjmp(fault_jmp, 1);
 }
 
-static void install_fault_handlers(void)
-{
-	static char altstack[64 * 1024];
-	stack_t ss = {.ss_sp = altstack, .ss_size = sizeof altstack};
-	sigaltstack(&ss, NULL);
-	struct sigaction sa = {.sa_sigaction = on_fault, .sa_flags = SA_SIGINFO | SA_ONSTACK};
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGSEGV, &sa, NULL);
-	sigaction(SIGBUS, &sa, NULL);
+static void install_fault_handlers(void) {
+  static char altstack[64 * 1024];
+  stack_t ss = {.ss_sp = altstack, .ss_size = sizeof altstack};
+  sigaltstack(&ss, NULL);
+  struct sigaction sa = {.sa_sigaction = on_fault, .sa_flags = SA_SIGINFO | SA_ONSTACK};
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGSEGV, &sa, NULL);
+  sigaction(SIGBUS, &sa, NULL);
 }
 
 /* One access per page overlapping [a, a + len): at a itself for the first page, at the page start after it. */
 __attribute__((noinline, no_sanitize_address)) static void access_pages(uintptr_t a, uint64_t len, bool write,
-									 uintptr_t ps)
-{
-	if (len == 0)
-		return;
-	uintptr_t end = a + len;
-	for (uintptr_t p = a; p < end;) {
-		volatile char *c = (volatile char *)p;
-		char v = *c;
-		if (write)
-			*c = v;
-		uintptr_t next = (p & ~(ps - 1)) + ps;
-		if (next < p)
-			break;
-		p = next;
-	}
+                                                                        uintptr_t ps) {
+  if (len == 0) return;
+  uintptr_t end = a + len;
+  for (uintptr_t p = a; p < end;) {
+    volatile char *c = (volatile char *)p;
+    char v = *c;
+    if (write) *c = v;
+    uintptr_t next = (p & ~(ps - 1)) + ps;
+    if (next < p) break;
+    p = next;
+  }
 }
 
-__attribute__((noinline, no_sanitize_address)) static void copy_in(char *dst, uintptr_t src, size_t n)
-{
-	const volatile char *s = (const volatile char *)src;
-	for (size_t i = 0; i < n; i++)
-		dst[i] = s[i];
+__attribute__((noinline, no_sanitize_address)) static void copy_in(char *dst, uintptr_t src, size_t n) {
+  const volatile char *s = (const volatile char *)src;
+  for (size_t i = 0; i < n; i++) dst[i] = s[i];
 }
 
-__attribute__((noinline, no_sanitize_address)) static void copy_out(uintptr_t dst, const char *src, size_t n)
-{
-	volatile char *d = (volatile char *)dst;
-	for (size_t i = 0; i < n; i++)
-		d[i] = src[i];
+__attribute__((noinline, no_sanitize_address)) static void copy_out(uintptr_t dst, const char *src, size_t n) {
+  volatile char *d = (volatile char *)dst;
+  for (size_t i = 0; i < n; i++) d[i] = src[i];
 }
 
 enum { OP_ACCESS, OP_PEEK, OP_POKE };
 
-static long futex(uint32_t *word, int op, uint32_t val)
-{
-	return syscall(SYS_futex, word, op, val, NULL, NULL, 0);
-}
+static long futex(uint32_t *word, int op, uint32_t val) { return syscall(SYS_futex, word, op, val, NULL, NULL, 0); }
 
 /*
  * In time-travel mode a busy process is never preempted, and sched_yield() is no help: with the clock stopped,
  * every task looks equally owed. Blocking for the shortest time lets the others run and, once all are idle, lets
  * time move on to the next event.
  */
-static void loop_pause(void)
-{
-	struct timespec ns = {0, 1};
-	nanosleep(&ns, NULL);
+static void loop_pause(void) {
+  struct timespec ns = {0, 1};
+  nanosleep(&ns, NULL);
 }
 
 /* Counts one loop in *field and wakes whoever waits for the loops (shared futex: the waiter is another process). */
-static void loopctl_count(struct loopctl *ctl, uint32_t *field)
-{
-	__atomic_fetch_add(field, 1, __ATOMIC_SEQ_CST);
-	__atomic_fetch_add(&ctl->gen, 1, __ATOMIC_SEQ_CST);
-	futex(&ctl->gen, FUTEX_WAKE, INT32_MAX);
+static void loopctl_count(struct loopctl *ctl, uint32_t *field) {
+  __atomic_fetch_add(field, 1, __ATOMIC_SEQ_CST);
+  __atomic_fetch_add(&ctl->gen, 1, __ATOMIC_SEQ_CST);
+  futex(&ctl->gen, FUTEX_WAKE, INT32_MAX);
 }
 
 /* Runs one memory operation (count times for OP_ACCESS) with faults caught; returns 0 or -EFAULT. */
 static int guarded(struct req *r, int op, uintptr_t a, uint64_t len, bool write, char *buf, uint64_t count,
-		   uint64_t *iterations)
-{
-	static volatile uint64_t done;
-	done = 0;
-	if (sigsetjmp(fault_jmp, 1)) {
-		if (iterations)
-			*iterations = done;
-		snprintf(r->ctx, sizeof r->ctx, "%s at %p", fault_sig == SIGBUS ? "SIGBUS" : "SIGSEGV",
-			 (void *)fault_addr);
-		return -EFAULT;
-	}
-	fault_armed = 1;
-	switch (op) {
-	case OP_ACCESS:
-		while (done < count || (loop_ctl && count == 0)) {
-			if (loop_ctl && __atomic_load_n(&loop_ctl->stop, __ATOMIC_RELAXED))
-				break;
-			access_pages(a, len, write, r->w->ps);
-			done = done + 1;
-			if (loop_ctl && done == 1)
-				loopctl_count(loop_ctl, &loop_ctl->started);
-			if (loop_ctl && umb_time_travel)
-				loop_pause();
-		}
-		break;
-	case OP_PEEK:
-		copy_in(buf, a, len);
-		break;
-	case OP_POKE:
-		copy_out(a, buf, len);
-		break;
-	}
-	fault_armed = 0;
-	if (iterations)
-		*iterations = done;
-	return 0;
+                   uint64_t *iterations) {
+  static volatile uint64_t done;
+  done = 0;
+  if (sigsetjmp(fault_jmp, 1)) {
+    if (iterations) *iterations = done;
+    snprintf(r->ctx, sizeof r->ctx, "%s at %p", fault_sig == SIGBUS ? "SIGBUS" : "SIGSEGV", (void *)fault_addr);
+    return -EFAULT;
+  }
+  fault_armed = 1;
+  switch (op) {
+    case OP_ACCESS:
+      while (done < count || (loop_ctl && count == 0)) {
+        if (loop_ctl && __atomic_load_n(&loop_ctl->stop, __ATOMIC_RELAXED)) break;
+        access_pages(a, len, write, r->w->ps);
+        done = done + 1;
+        if (loop_ctl && done == 1) loopctl_count(loop_ctl, &loop_ctl->started);
+        if (loop_ctl && umb_time_travel) loop_pause();
+      }
+      break;
+    case OP_PEEK:
+      copy_in(buf, a, len);
+      break;
+    case OP_POKE:
+      copy_out(a, buf, len);
+      break;
+  }
+  fault_armed = 0;
+  if (iterations) *iterations = done;
+  return 0;
 }
 
 /* ---- verbs ---- */
 
-static int v_hello(struct req *r)
-{
-	struct utsname u;
-	uname(&u);
-	int e = umb_buf_addf(r->out, " %d %lu ", UMB_PROTO_VERSION, (unsigned long)r->w->ps);
-	return e ? e : umb_buf_add_pct(r->out, u.release, strlen(u.release));
+static int v_hello(struct req *r) {
+  struct utsname u;
+  uname(&u);
+  int e = umb_buf_printf(r->out, " %d %lu ", UMB_PROTOCOL_VERSION, (unsigned long)r->w->ps);
+  return e ? e : umb_pct_encode(r->out, u.release, strlen(u.release));
 }
 
-static int send_adopt(int chan, pid_t pid, int fd)
-{
-	char line[64];
-	int n = snprintf(line, sizeof line, "~adopt %d\n", (int)pid);
-	struct iovec iov = {.iov_base = line, .iov_len = (size_t)n};
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	memset(&u, 0, sizeof u);
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof u.buf};
-	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &fd, sizeof fd);
-	for (;;) {
-		ssize_t s = sendmsg(chan, &mh, MSG_NOSIGNAL);
-		if (s == n)
-			return 0;
-		if (s < 0 && errno == EINTR)
-			continue;
-		return s < 0 ? -errno : -EIO;
-	}
+static int send_adopt(int chan, pid_t pid, int fd) {
+  char line[64];
+  int n = snprintf(line, sizeof line, "~adopt %d\n", (int)pid);
+  struct iovec iov = {.iov_base = line, .iov_len = (size_t)n};
+  union {
+    char buf[CMSG_SPACE(sizeof(int))];
+    struct cmsghdr align;
+  } u;
+  memset(&u, 0, sizeof u);
+  struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof u.buf};
+  struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN(sizeof(int));
+  memcpy(CMSG_DATA(c), &fd, sizeof fd);
+  for (;;) {
+    ssize_t s = sendmsg(chan, &mh, MSG_NOSIGNAL);
+    if (s == n) return 0;
+    if (s < 0 && errno == EINTR) continue;
+    return s < 0 ? -errno : -EIO;
+  }
 }
 
 /*
@@ -325,1058 +270,848 @@ static int send_adopt(int chan, pid_t pid, int fd)
  * exit status; otherwise it is an ordinary fork() of this process and inherits its mappings. Its channel's other end
  * goes to PID 1 in a "~adopt" line before the reply, so it is addressable once the reply arrives.
  */
-static int do_fork(struct req *r, uint64_t n)
-{
-	pid_t pids[UMB_FORK_MAX];
-	size_t made = 0;
-	int err = 0;
-	for (; made < n; made++) {
-		int sp[2];
-		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) < 0) {
-			err = fail(r, errno, "%s", "socketpair");
-			break;
-		}
-		long pid = syscall(SYS_clone, CLONE_PARENT | SIGCHLD, NULL, NULL, NULL, NULL);
-		if (pid < 0) {
-			err = fail(r, errno, "%s", "clone");
-			close(sp[0]);
-			close(sp[1]);
-			break;
-		}
-		if (pid == 0) {
-			close(sp[0]);
-			close(r->w->chan);
-			r->w->chan = sp[1];
-			r->w->role = UMB_ROLE_WORKER;
-			r->after = AFTER_CHILD;
-			return 0;
-		}
-		close(sp[1]);
-		int e = send_adopt(r->w->chan, (pid_t)pid, sp[0]);
-		close(sp[0]);
-		if (e < 0) {
-			kill((pid_t)pid, SIGKILL);
-			err = fail(r, -e, "%s", "send channel to PID 1");
-			break;
-		}
-		pids[made] = (pid_t)pid;
-	}
-	if (err) {
-		/* All or nothing: the runner never learns these pids, so they must not live on. */
-		for (size_t i = 0; i < made; i++)
-			kill(pids[i], SIGKILL);
-		return err;
-	}
-	for (size_t i = 0; i < made; i++) {
-		int e = umb_buf_addf(r->out, " %d", (int)pids[i]);
-		if (e)
-			return e;
-	}
-	return 0;
+static int do_fork(struct req *r, uint64_t n) {
+  pid_t pids[UMB_FORK_MAX];
+  size_t made = 0;
+  int err = 0;
+  for (; made < n; made++) {
+    int sp[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) < 0) {
+      err = fail(r, errno, "%s", "socketpair");
+      break;
+    }
+    long pid = syscall(SYS_clone, CLONE_PARENT | SIGCHLD, NULL, NULL, NULL, NULL);
+    if (pid < 0) {
+      err = fail(r, errno, "%s", "clone");
+      close(sp[0]);
+      close(sp[1]);
+      break;
+    }
+    if (pid == 0) {
+      close(sp[0]);
+      close(r->w->chan);
+      r->w->chan = sp[1];
+      r->w->role = UMB_ROLE_WORKER;
+      r->after = AFTER_CHILD;
+      return 0;
+    }
+    close(sp[1]);
+    int e = send_adopt(r->w->chan, (pid_t)pid, sp[0]);
+    close(sp[0]);
+    if (e < 0) {
+      kill((pid_t)pid, SIGKILL);
+      err = fail(r, -e, "%s", "send channel to PID 1");
+      break;
+    }
+    pids[made] = (pid_t)pid;
+  }
+  if (err) {
+    /* All or nothing: the runner never learns these pids, so they must not live on. */
+    for (size_t i = 0; i < made; i++) kill(pids[i], SIGKILL);
+    return err;
+  }
+  for (size_t i = 0; i < made; i++) {
+    int e = umb_buf_printf(r->out, " %d", (int)pids[i]);
+    if (e) return e;
+  }
+  return 0;
 }
 
-static int v_spawn(struct req *r)
-{
-	return do_fork(r, 1);
+static int v_spawn(struct req *r) { return do_fork(r, 1); }
+
+static int v_fork(struct req *r) {
+  uint64_t n;
+  int e = arg_u64(r, 0, "N", &n);
+  if (e) return e;
+  if (n < 1 || n > UMB_FORK_MAX) return bad(r, "N (1..256)");
+  return do_fork(r, n);
 }
 
-static int v_fork(struct req *r)
-{
-	uint64_t n;
-	int e = arg_u64(r, 0, "N", &n);
-	if (e)
-		return e;
-	if (n < 1 || n > UMB_FORK_MAX)
-		return bad(r, "N (1..256)");
-	return do_fork(r, n);
+static int v_exit(struct req *r) {
+  uint64_t code = 0;
+  if (r->narg > 0) {
+    int e = arg_u64(r, 0, "CODE", &code);
+    if (e) return e;
+    if (code > 255) return bad(r, "CODE (0..255)");
+  }
+  r->after = AFTER_EXIT;
+  r->exit_code = (int)code;
+  return 0;
 }
 
-static int v_exit(struct req *r)
-{
-	uint64_t code = 0;
-	if (r->narg > 0) {
-		int e = arg_u64(r, 0, "CODE", &code);
-		if (e)
-			return e;
-		if (code > 255)
-			return bad(r, "CODE (0..255)");
-	}
-	r->after = AFTER_EXIT;
-	r->exit_code = (int)code;
-	return 0;
+static int v_create(struct req *r) {
+  char *path;
+  off_t size;
+  int e = arg_off(r, 1, "SIZE", &size);
+  if (e || (e = arg_str(r, 0, "PATH", &path))) return e;
+  int fd = open_path(r, path, O_RDWR | O_CREAT | O_TRUNC);
+  if (fd >= 0) {
+    if (ftruncate(fd, size) < 0) e = fail(r, errno, "ftruncate %s", path);
+    close(fd);
+  } else {
+    e = fd;
+  }
+  free(path);
+  return e;
 }
 
-static int v_create(struct req *r)
-{
-	char *path;
-	off_t size;
-	int e = arg_off(r, 1, "SIZE", &size);
-	if (e || (e = arg_str(r, 0, "PATH", &path)))
-		return e;
-	int fd = open_path(r, path, O_RDWR | O_CREAT | O_TRUNC);
-	if (fd >= 0) {
-		if (ftruncate(fd, size) < 0)
-			e = fail(r, errno, "ftruncate %s", path);
-		close(fd);
-	} else {
-		e = fd;
-	}
-	free(path);
-	return e;
-}
-
-static int v_pread(struct req *r)
-{
-	char *path;
-	off_t off;
-	uint64_t len;
-	int e = arg_off(r, 1, "OFFSET", &off);
-	if (e || (e = arg_u64(r, 2, "LEN", &len)))
-		return e;
-	if (len > UMB_DATA_MAX)
-		return bad(r, "LEN (at most 1 MiB)");
-	if ((e = arg_str(r, 0, "PATH", &path)))
-		return e;
-	char *buf = malloc(len ? len : 1);
-	int fd = buf ? open_path(r, path, O_RDONLY) : -ENOMEM;
-	if (fd < 0) {
-		e = fd;
-		goto out;
-	}
-	size_t got = 0;
-	while (got < len) {
-		ssize_t n = pread(fd, buf + got, len - got, off + (off_t)got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			e = fail(r, errno, "pread %s", path);
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
-	close(fd);
-	if (!e && !(e = umb_buf_adds(r->out, " ")))
-		e = umb_buf_add_pct(r->out, buf, got);
+static int v_pread(struct req *r) {
+  char *path;
+  off_t off;
+  uint64_t len;
+  int e = arg_off(r, 1, "OFFSET", &off);
+  if (e || (e = arg_u64(r, 2, "LEN", &len))) return e;
+  if (len > UMB_DATA_MAX) return bad(r, "LEN (at most 1 MiB)");
+  if ((e = arg_str(r, 0, "PATH", &path))) return e;
+  char *buf = malloc(len ? len : 1);
+  int fd = buf ? open_path(r, path, O_RDONLY) : -ENOMEM;
+  if (fd < 0) {
+    e = fd;
+    goto out;
+  }
+  size_t got = 0;
+  while (got < len) {
+    ssize_t n = pread(fd, buf + got, len - got, off + (off_t)got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) e = fail(r, errno, "pread %s", path);
+    if (n <= 0) break;
+    got += (size_t)n;
+  }
+  close(fd);
+  if (!e && !(e = umb_buf_puts(r->out, " "))) e = umb_pct_encode(r->out, buf, got);
 out:
-	free(buf);
-	free(path);
-	return e;
+  free(buf);
+  free(path);
+  return e;
 }
 
-static int v_pwrite(struct req *r)
-{
-	char *path;
-	off_t off;
-	struct umb_buf data = {0};
-	int e = arg_off(r, 1, "OFFSET", &off);
-	if (e || (e = arg_data(r, 2, &data)))
-		goto out_data;
-	if ((e = arg_str(r, 0, "PATH", &path)))
-		goto out_data;
-	int fd = open_path(r, path, O_WRONLY);
-	if (fd < 0) {
-		e = fd;
-		goto out;
-	}
-	size_t done = 0, n = umb_buf_size(&data);
-	while (done < n) {
-		ssize_t w = pwrite(fd, umb_buf_data(&data) + done, n - done, off + (off_t)done);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			if (done == 0)
-				e = fail(r, w < 0 ? errno : EIO, "pwrite %s", path);
-			break;
-		}
-		done += (size_t)w;
-	}
-	close(fd);
-	if (!e)
-		e = umb_buf_addf(r->out, " %zu", done);
+static int v_pwrite(struct req *r) {
+  char *path;
+  off_t off;
+  umb_buf data = {0};
+  int e = arg_off(r, 1, "OFFSET", &off);
+  if (e || (e = arg_data(r, 2, &data))) goto out_data;
+  if ((e = arg_str(r, 0, "PATH", &path))) goto out_data;
+  int fd = open_path(r, path, O_WRONLY);
+  if (fd < 0) {
+    e = fd;
+    goto out;
+  }
+  size_t done = 0, n = data.len;
+  while (done < n) {
+    ssize_t w = pwrite(fd, umb_bytes(&data) + done, n - done, off + (off_t)done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      if (done == 0) e = fail(r, w < 0 ? errno : EIO, "pwrite %s", path);
+      break;
+    }
+    done += (size_t)w;
+  }
+  close(fd);
+  if (!e) e = umb_buf_printf(r->out, " %zu", done);
 out:
-	free(path);
+  free(path);
 out_data:
-	umb_buf_free(&data);
-	return e;
+  umb_buf_free(&data);
+  return e;
 }
 
-static int v_fsync(struct req *r)
-{
-	char *path;
-	int e = arg_str(r, 0, "PATH", &path);
-	if (e)
-		return e;
-	int fd = open_path(r, path, O_RDONLY);
-	if (fd < 0)
-		e = fd;
-	else if (fsync(fd) < 0)
-		e = fail(r, errno, "fsync %s", path);
-	if (fd >= 0)
-		close(fd);
-	free(path);
-	return e;
+static int v_fsync(struct req *r) {
+  char *path;
+  int e = arg_str(r, 0, "PATH", &path);
+  if (e) return e;
+  int fd = open_path(r, path, O_RDONLY);
+  if (fd < 0)
+    e = fd;
+  else if (fsync(fd) < 0)
+    e = fail(r, errno, "fsync %s", path);
+  if (fd >= 0) close(fd);
+  free(path);
+  return e;
 }
 
-static int v_unlink(struct req *r)
-{
-	char *path;
-	int e = arg_str(r, 0, "PATH", &path);
-	if (e)
-		return e;
-	if (unlink(path) < 0)
-		e = fail(r, errno, "unlink %s", path);
-	free(path);
-	return e;
+static int v_unlink(struct req *r) {
+  char *path;
+  int e = arg_str(r, 0, "PATH", &path);
+  if (e) return e;
+  if (unlink(path) < 0) e = fail(r, errno, "unlink %s", path);
+  free(path);
+  return e;
 }
 
-static int v_mmap(struct req *r)
-{
-	char *path;
-	off_t off;
-	uint64_t len, addr = 0;
-	int flags, prot;
-	int e = arg_off(r, 1, "OFFSET", &off);
-	if (e || (e = arg_u64(r, 2, "LEN", &len)))
-		return e;
-	if (umb_tok_eq(r->arg[3], "shared"))
-		flags = MAP_SHARED;
-	else if (umb_tok_eq(r->arg[3], "private"))
-		flags = MAP_PRIVATE;
-	else
-		return bad(r, "MODE (shared or private)");
-	if (umb_tok_eq(r->arg[4], "r"))
-		prot = PROT_READ;
-	else if (umb_tok_eq(r->arg[4], "rw"))
-		prot = PROT_READ | PROT_WRITE;
-	else
-		return bad(r, "PROT (r or rw)");
-	if (r->narg > 5) {
-		if ((e = arg_u64(r, 5, "ADDR", &addr)))
-			return e;
-		if (addr == 0 || addr > UINTPTR_MAX)
-			return bad(r, "ADDR");
-		flags |= MAP_FIXED_NOREPLACE;
-	}
-	if (len == 0 || len > SIZE_MAX)
-		return bad(r, "LEN");
-	if ((e = arg_str(r, 0, "PATH", &path)))
-		return e;
-	int oflags = (flags & MAP_SHARED) && (prot & PROT_WRITE) ? O_RDWR : O_RDONLY;
-	int fd = open_path(r, path, oflags);
-	if (fd < 0) {
-		free(path);
-		return fd;
-	}
-	void *p = mmap((void *)(uintptr_t)addr, (size_t)len, prot, flags, fd, off);
-	if (p == MAP_FAILED) {
-		e = fail(r, errno, "mmap %s", path);
-	} else if (addr && (uintptr_t)p != addr) {
-		/* A kernel without MAP_FIXED_NOREPLACE treats ADDR as a hint. */
-		munmap(p, (size_t)len);
-		e = fail(r, EEXIST, "mmap %s: ADDR is taken", path);
-	} else {
-		e = umb_buf_addf(r->out, " 0x%lx", (unsigned long)(uintptr_t)p);
-	}
-	close(fd);
-	free(path);
-	return e;
+static int v_mmap(struct req *r) {
+  char *path;
+  off_t off;
+  uint64_t len, addr = 0;
+  int flags, prot;
+  int e = arg_off(r, 1, "OFFSET", &off);
+  if (e || (e = arg_u64(r, 2, "LEN", &len))) return e;
+  if (umb_field_eq(r->arg[3], "shared"))
+    flags = MAP_SHARED;
+  else if (umb_field_eq(r->arg[3], "private"))
+    flags = MAP_PRIVATE;
+  else
+    return bad(r, "MODE (shared or private)");
+  if (umb_field_eq(r->arg[4], "r"))
+    prot = PROT_READ;
+  else if (umb_field_eq(r->arg[4], "rw"))
+    prot = PROT_READ | PROT_WRITE;
+  else
+    return bad(r, "PROT (r or rw)");
+  if (r->narg > 5) {
+    if ((e = arg_u64(r, 5, "ADDR", &addr))) return e;
+    if (addr == 0 || addr > UINTPTR_MAX) return bad(r, "ADDR");
+    flags |= MAP_FIXED_NOREPLACE;
+  }
+  if (len == 0 || len > SIZE_MAX) return bad(r, "LEN");
+  if ((e = arg_str(r, 0, "PATH", &path))) return e;
+  int oflags = (flags & MAP_SHARED) && (prot & PROT_WRITE) ? O_RDWR : O_RDONLY;
+  int fd = open_path(r, path, oflags);
+  if (fd < 0) {
+    free(path);
+    return fd;
+  }
+  void *p = mmap((void *)(uintptr_t)addr, (size_t)len, prot, flags, fd, off);
+  if (p == MAP_FAILED) {
+    e = fail(r, errno, "mmap %s", path);
+  } else if (addr && (uintptr_t)p != addr) {
+    /* A kernel without MAP_FIXED_NOREPLACE treats ADDR as a hint. */
+    munmap(p, (size_t)len);
+    e = fail(r, EEXIST, "mmap %s: ADDR is taken", path);
+  } else {
+    e = umb_buf_printf(r->out, " 0x%lx", (unsigned long)(uintptr_t)p);
+  }
+  close(fd);
+  free(path);
+  return e;
 }
 
-static int v_munmap(struct req *r)
-{
-	uintptr_t a;
-	uint64_t len;
-	int e = arg_range(r, 0, &a, &len);
-	if (e)
-		return e;
-	if (munmap((void *)a, (size_t)len) < 0)
-		return fail(r, errno, "%s", "munmap");
-	return 0;
+static int v_munmap(struct req *r) {
+  uintptr_t a;
+  uint64_t len;
+  int e = arg_range(r, 0, &a, &len);
+  if (e) return e;
+  if (munmap((void *)a, (size_t)len) < 0) return fail(r, errno, "%s", "munmap");
+  return 0;
 }
 
-static int v_msync(struct req *r)
-{
-	uintptr_t a;
-	uint64_t len;
-	int e = arg_range(r, 0, &a, &len);
-	if (e)
-		return e;
-	if (msync((void *)a, (size_t)len, MS_SYNC) < 0)
-		return fail(r, errno, "%s", "msync");
-	return 0;
+static int v_msync(struct req *r) {
+  uintptr_t a;
+  uint64_t len;
+  int e = arg_range(r, 0, &a, &len);
+  if (e) return e;
+  if (msync((void *)a, (size_t)len, MS_SYNC) < 0) return fail(r, errno, "%s", "msync");
+  return 0;
 }
 
-static int v_touch(struct req *r)
-{
-	uintptr_t a;
-	uint64_t len;
-	bool write;
-	int e = arg_range(r, 0, &a, &len);
-	if (e || (e = arg_rw(r, 2, &write)))
-		return e;
-	return guarded(r, OP_ACCESS, a, len, write, NULL, 1, NULL);
+static int v_touch(struct req *r) {
+  uintptr_t a;
+  uint64_t len;
+  bool write;
+  int e = arg_range(r, 0, &a, &len);
+  if (e || (e = arg_rw(r, 2, &write))) return e;
+  return guarded(r, OP_ACCESS, a, len, write, NULL, 1, NULL);
 }
 
 /* Maps the first page of the loop control file path (a tmpfs file of at least one page) shared. */
-static int map_loopctl(struct req *r, size_t i, struct loopctl **ctl)
-{
-	char *path;
-	int e = arg_str(r, i, "CTL", &path);
-	if (e)
-		return e;
-	int fd = open_path(r, path, O_RDWR);
-	free(path);
-	if (fd < 0)
-		return fd;
-	struct stat st;
-	if (fstat(fd, &st) < 0 || (uintptr_t)st.st_size < r->w->ps) {
-		close(fd);
-		return fail(r, EINVAL, "%s", "CTL is shorter than a page");
-	}
-	void *p = mmap(NULL, r->w->ps, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	e = errno;
-	close(fd);
-	if (p == MAP_FAILED)
-		return fail(r, e, "%s", "mmap CTL");
-	*ctl = p;
-	return 0;
+static int map_loopctl(struct req *r, size_t i, struct loopctl **ctl) {
+  char *path;
+  int e = arg_str(r, i, "CTL", &path);
+  if (e) return e;
+  int fd = open_path(r, path, O_RDWR);
+  free(path);
+  if (fd < 0) return fd;
+  struct stat st;
+  if (fstat(fd, &st) < 0 || (uintptr_t)st.st_size < r->w->ps) {
+    close(fd);
+    return fail(r, EINVAL, "%s", "CTL is shorter than a page");
+  }
+  void *p = mmap(NULL, r->w->ps, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  e = errno;
+  close(fd);
+  if (p == MAP_FAILED) return fail(r, e, "%s", "mmap CTL");
+  *ctl = p;
+  return 0;
 }
 
-static int v_loop(struct req *r)
-{
-	uintptr_t a;
-	uint64_t len, count, done = 0;
-	bool write;
-	struct loopctl *ctl = NULL;
-	int e = arg_range(r, 0, &a, &len);
-	if (e || (e = arg_rw(r, 2, &write)) || (e = arg_u64(r, 3, "COUNT", &count)))
-		return e;
-	if (count > LOOP_MAX)
-		return bad(r, "COUNT (at most 2^32)");
-	if (r->narg > 4 && (e = map_loopctl(r, 4, &ctl)))
-		return e;
-	loop_ctl = ctl;
-	e = guarded(r, OP_ACCESS, a, len, write, NULL, count, &done);
-	if (ctl && done == 0)
-		loopctl_count(ctl, &ctl->unstarted);
-	loop_ctl = NULL;
-	if (ctl)
-		munmap(ctl, r->w->ps);
-	if (e)
-		snprintf(r->ctx + strlen(r->ctx), sizeof r->ctx - strlen(r->ctx), " in iteration %lu",
-			 (unsigned long)done);
-	else
-		e = umb_buf_addf(r->out, " %lu", (unsigned long)done);
-	return e;
+static int v_loop(struct req *r) {
+  uintptr_t a;
+  uint64_t len, count, done = 0;
+  bool write;
+  struct loopctl *ctl = NULL;
+  int e = arg_range(r, 0, &a, &len);
+  if (e || (e = arg_rw(r, 2, &write)) || (e = arg_u64(r, 3, "COUNT", &count))) return e;
+  if (count > LOOP_MAX) return bad(r, "COUNT (at most 2^32)");
+  if (r->narg > 4 && (e = map_loopctl(r, 4, &ctl))) return e;
+  loop_ctl = ctl;
+  e = guarded(r, OP_ACCESS, a, len, write, NULL, count, &done);
+  if (ctl && done == 0) loopctl_count(ctl, &ctl->unstarted);
+  loop_ctl = NULL;
+  if (ctl) munmap(ctl, r->w->ps);
+  if (e)
+    snprintf(r->ctx + strlen(r->ctx), sizeof r->ctx - strlen(r->ctx), " in iteration %lu", (unsigned long)done);
+  else
+    e = umb_buf_printf(r->out, " %lu", (unsigned long)done);
+  return e;
 }
 
 /* Waits until N loops on CTL have started or ended unstarted; replies how many of each. */
-static int v_loopwait(struct req *r)
-{
-	struct loopctl *ctl;
-	uint64_t n;
-	int e = arg_u64(r, 1, "N", &n);
-	if (e || (e = map_loopctl(r, 0, &ctl)))
-		return e;
-	for (;;) {
-		uint32_t gen = __atomic_load_n(&ctl->gen, __ATOMIC_SEQ_CST);
-		uint64_t seen = (uint64_t)__atomic_load_n(&ctl->started, __ATOMIC_SEQ_CST) +
-				__atomic_load_n(&ctl->unstarted, __ATOMIC_SEQ_CST);
-		if (seen >= n)
-			break;
-		/* EAGAIN: gen moved between the load and the wait; EINTR: a signal. Both look again. */
-		futex(&ctl->gen, FUTEX_WAIT, gen);
-	}
-	e = umb_buf_addf(r->out, " %u %u", ctl->started, ctl->unstarted);
-	munmap(ctl, r->w->ps);
-	return e;
+static int v_loopwait(struct req *r) {
+  struct loopctl *ctl;
+  uint64_t n;
+  int e = arg_u64(r, 1, "N", &n);
+  if (e || (e = map_loopctl(r, 0, &ctl))) return e;
+  for (;;) {
+    uint32_t gen = __atomic_load_n(&ctl->gen, __ATOMIC_SEQ_CST);
+    uint64_t seen =
+        (uint64_t)__atomic_load_n(&ctl->started, __ATOMIC_SEQ_CST) + __atomic_load_n(&ctl->unstarted, __ATOMIC_SEQ_CST);
+    if (seen >= n) break;
+    /* EAGAIN: gen moved between the load and the wait; EINTR: a signal. Both look again. */
+    futex(&ctl->gen, FUTEX_WAIT, gen);
+  }
+  e = umb_buf_printf(r->out, " %u %u", ctl->started, ctl->unstarted);
+  munmap(ctl, r->w->ps);
+  return e;
 }
 
 /* Sets the stop word of CTL: every loop on it returns after its current pass. */
-static int v_loopstop(struct req *r)
-{
-	struct loopctl *ctl;
-	int e = map_loopctl(r, 0, &ctl);
-	if (e)
-		return e;
-	__atomic_store_n(&ctl->stop, 1, __ATOMIC_SEQ_CST);
-	e = umb_buf_addf(r->out, " %u %u", ctl->started, ctl->unstarted);
-	munmap(ctl, r->w->ps);
-	return e;
+static int v_loopstop(struct req *r) {
+  struct loopctl *ctl;
+  int e = map_loopctl(r, 0, &ctl);
+  if (e) return e;
+  __atomic_store_n(&ctl->stop, 1, __ATOMIC_SEQ_CST);
+  e = umb_buf_printf(r->out, " %u %u", ctl->started, ctl->unstarted);
+  munmap(ctl, r->w->ps);
+  return e;
 }
 
-static int v_faults(struct req *r)
-{
-	uintptr_t a;
-	uint64_t len;
-	bool write;
-	int e = arg_range(r, 0, &a, &len);
-	if (e || (e = arg_rw(r, 2, &write)))
-		return e;
-	/*
+static int v_faults(struct req *r) {
+  uintptr_t a;
+  uint64_t len;
+  bool write;
+  int e = arg_range(r, 0, &a, &len);
+  if (e || (e = arg_rw(r, 2, &write))) return e;
+  /*
 	 * Warm up everything the measured access uses (this function's stack, the access code's text page, the jump
 	 * buffer), so that the only faults counted are the ones the range itself takes. A forked worker would
 	 * otherwise take COW or text faults here on its first call.
 	 */
-	struct rusage ru[2];
-	volatile char warm = 0;
-	getrusage(RUSAGE_SELF, &ru[0]);
-	getrusage(RUSAGE_SELF, &ru[1]);
-	guarded(r, OP_ACCESS, (uintptr_t)&warm, 1, write, NULL, 1, NULL);
-	getrusage(RUSAGE_SELF, &ru[0]);
-	e = guarded(r, OP_ACCESS, a, len, write, NULL, 1, NULL);
-	getrusage(RUSAGE_SELF, &ru[1]);
-	if (e)
-		return e;
-	return umb_buf_addf(r->out, " %ld %ld", ru[1].ru_minflt - ru[0].ru_minflt, ru[1].ru_majflt - ru[0].ru_majflt);
+  struct rusage ru[2];
+  volatile char warm = 0;
+  getrusage(RUSAGE_SELF, &ru[0]);
+  getrusage(RUSAGE_SELF, &ru[1]);
+  guarded(r, OP_ACCESS, (uintptr_t)&warm, 1, write, NULL, 1, NULL);
+  getrusage(RUSAGE_SELF, &ru[0]);
+  e = guarded(r, OP_ACCESS, a, len, write, NULL, 1, NULL);
+  getrusage(RUSAGE_SELF, &ru[1]);
+  if (e) return e;
+  return umb_buf_printf(r->out, " %ld %ld", ru[1].ru_minflt - ru[0].ru_minflt, ru[1].ru_majflt - ru[0].ru_majflt);
 }
 
-static int v_peek(struct req *r)
-{
-	uintptr_t a;
-	uint64_t len;
-	int e = arg_range(r, 0, &a, &len);
-	if (e)
-		return e;
-	if (len > UMB_DATA_MAX)
-		return bad(r, "LEN (at most 1 MiB)");
-	char *buf = malloc(len ? len : 1);
-	if (!buf)
-		return -ENOMEM;
-	e = guarded(r, OP_PEEK, a, len, false, buf, 1, NULL);
-	if (!e && !(e = umb_buf_adds(r->out, " ")))
-		e = umb_buf_add_pct(r->out, buf, len);
-	free(buf);
-	return e;
+static int v_peek(struct req *r) {
+  uintptr_t a;
+  uint64_t len;
+  int e = arg_range(r, 0, &a, &len);
+  if (e) return e;
+  if (len > UMB_DATA_MAX) return bad(r, "LEN (at most 1 MiB)");
+  char *buf = malloc(len ? len : 1);
+  if (!buf) return -ENOMEM;
+  e = guarded(r, OP_PEEK, a, len, false, buf, 1, NULL);
+  if (!e && !(e = umb_buf_puts(r->out, " "))) e = umb_pct_encode(r->out, buf, len);
+  free(buf);
+  return e;
 }
 
-static int v_poke(struct req *r)
-{
-	uint64_t a;
-	struct umb_buf data = {0};
-	int e = arg_u64(r, 0, "ADDR", &a);
-	if (e || (e = arg_data(r, 1, &data)))
-		goto out;
-	size_t n = umb_buf_size(&data);
-	if (a > UINTPTR_MAX || n > UINTPTR_MAX - a) {
-		e = bad(r, "range (it wraps)");
-		goto out;
-	}
-	e = guarded(r, OP_POKE, (uintptr_t)a, n, true, umb_buf_data(&data), 1, NULL);
+static int v_poke(struct req *r) {
+  uint64_t a;
+  umb_buf data = {0};
+  int e = arg_u64(r, 0, "ADDR", &a);
+  if (e || (e = arg_data(r, 1, &data))) goto out;
+  size_t n = data.len;
+  if (a > UINTPTR_MAX || n > UINTPTR_MAX - a) {
+    e = bad(r, "range (it wraps)");
+    goto out;
+  }
+  e = guarded(r, OP_POKE, (uintptr_t)a, n, true, umb_bytes(&data), 1, NULL);
 out:
-	umb_buf_free(&data);
-	return e;
+  umb_buf_free(&data);
+  return e;
 }
 
 /* Reads npages pagemap entries of this process starting at the page of addr. */
-static int read_pagemap(struct req *r, uintptr_t addr, uint64_t npages, uint64_t *ent)
-{
-	uint64_t first = addr / r->w->ps;
-	if (npages > (UINT64_MAX / 8) - first || (first + npages) * 8 > (uint64_t)INT64_MAX)
-		return bad(r, "range");
-	int fd = open_path(r, "/proc/self/pagemap", O_RDONLY);
-	if (fd < 0)
-		return fd;
-	size_t want = (size_t)npages * 8, got = 0;
-	int e = 0;
-	while (got < want) {
-		ssize_t n = pread(fd, (char *)ent + got, want - got, (off_t)(first * 8 + got));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			e = fail(r, errno, "%s", "read /proc/self/pagemap");
-			break;
-		}
-		if (n == 0) {
-			e = bad(r, "range (beyond the address space)");
-			break;
-		}
-		got += (size_t)n;
-	}
-	close(fd);
-	return e;
+static int read_pagemap(struct req *r, uintptr_t addr, uint64_t npages, uint64_t *ent) {
+  uint64_t first = addr / r->w->ps;
+  if (npages > (UINT64_MAX / 8) - first || (first + npages) * 8 > (uint64_t)INT64_MAX) return bad(r, "range");
+  int fd = open_path(r, "/proc/self/pagemap", O_RDONLY);
+  if (fd < 0) return fd;
+  size_t want = (size_t)npages * 8, got = 0;
+  int e = 0;
+  while (got < want) {
+    ssize_t n = pread(fd, (char *)ent + got, want - got, (off_t)(first * 8 + got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      e = fail(r, errno, "%s", "read /proc/self/pagemap");
+      break;
+    }
+    if (n == 0) {
+      e = bad(r, "range (beyond the address space)");
+      break;
+    }
+    got += (size_t)n;
+  }
+  close(fd);
+  return e;
 }
 
-static int pages_args(struct req *r, uintptr_t *a, uint64_t *npages, uint64_t max)
-{
-	uint64_t addr;
-	int e = arg_u64(r, 0, "ADDR", &addr);
-	if (e || (e = arg_u64(r, 1, "NPAGES", npages)))
-		return e;
-	if (addr > UINTPTR_MAX)
-		return bad(r, "ADDR");
-	if (*npages < 1 || *npages > max)
-		return bad(r, "NPAGES");
-	*a = (uintptr_t)addr;
-	return 0;
+static int pages_args(struct req *r, uintptr_t *a, uint64_t *npages, uint64_t max) {
+  uint64_t addr;
+  int e = arg_u64(r, 0, "ADDR", &addr);
+  if (e || (e = arg_u64(r, 1, "NPAGES", npages))) return e;
+  if (addr > UINTPTR_MAX) return bad(r, "ADDR");
+  if (*npages < 1 || *npages > max) return bad(r, "NPAGES");
+  *a = (uintptr_t)addr;
+  return 0;
 }
 
-static int v_pages(struct req *r)
-{
-	uintptr_t a;
-	uint64_t npages;
-	int e = pages_args(r, &a, &npages, UMB_PAGES_MAX);
-	if (e)
-		return e;
-	uint64_t *ent = malloc((size_t)npages * 8);
-	if (!ent)
-		return -ENOMEM;
-	e = read_pagemap(r, a, npages, ent);
-	if (!e)
-		e = umb_buf_reserve(r->out, (size_t)npages + 1);
-	if (!e) {
-		umb_buf_add(r->out, " ", 1);
-		for (uint64_t i = 0; i < npages; i++) {
-			uint64_t x = ent[i];
-			char c = '-';
-			if (x >> 63 & 1)
-				c = x >> 61 & 1 ? 'F' : 'A';
-			else if (x >> 62 & 1)
-				c = 'S';
-			umb_buf_add(r->out, &c, 1);
-		}
-	}
-	free(ent);
-	return e;
+static int v_pages(struct req *r) {
+  uintptr_t a;
+  uint64_t npages;
+  int e = pages_args(r, &a, &npages, UMB_PAGES_MAX);
+  if (e) return e;
+  uint64_t *ent = malloc((size_t)npages * 8);
+  if (!ent) return -ENOMEM;
+  e = read_pagemap(r, a, npages, ent);
+  if (!e) e = umb_buf_reserve(r->out, (size_t)npages + 1);
+  if (!e) {
+    umb_buf_append(r->out, " ", 1);
+    for (uint64_t i = 0; i < npages; i++) {
+      uint64_t x = ent[i];
+      char c = '-';
+      if (x >> 63 & 1)
+        c = x >> 61 & 1 ? 'F' : 'A';
+      else if (x >> 62 & 1)
+        c = 'S';
+      umb_buf_append(r->out, &c, 1);
+    }
+  }
+  free(ent);
+  return e;
 }
 
-static int v_pagemap(struct req *r)
-{
-	uintptr_t a;
-	uint64_t npages;
-	int e = pages_args(r, &a, &npages, UMB_PAGEMAP_MAX);
-	if (e)
-		return e;
-	uint64_t *ent = malloc((size_t)npages * 8);
-	if (!ent)
-		return -ENOMEM;
-	e = read_pagemap(r, a, npages, ent);
-	for (uint64_t i = 0; !e && i < npages; i++)
-		e = umb_buf_addf(r->out, " 0x%016lx", (unsigned long)ent[i]);
-	free(ent);
-	return e;
+static int v_pagemap(struct req *r) {
+  uintptr_t a;
+  uint64_t npages;
+  int e = pages_args(r, &a, &npages, UMB_PAGEMAP_MAX);
+  if (e) return e;
+  uint64_t *ent = malloc((size_t)npages * 8);
+  if (!ent) return -ENOMEM;
+  e = read_pagemap(r, a, npages, ent);
+  for (uint64_t i = 0; !e && i < npages; i++) e = umb_buf_printf(r->out, " 0x%016lx", (unsigned long)ent[i]);
+  free(ent);
+  return e;
 }
 
 /* Appends the residency string of the npages pages at page-aligned p. */
-static int add_mincore(struct req *r, void *p, uint64_t len, const char *what)
-{
-	uint64_t npages = len / r->w->ps + (len % r->w->ps != 0);
-	if (npages < 1 || npages > UMB_PAGES_MAX)
-		return bad(r, "LEN");
-	unsigned char *vec = malloc((size_t)npages);
-	if (!vec)
-		return -ENOMEM;
-	int e = 0;
-	if (mincore(p, (size_t)len, vec) < 0)
-		e = fail(r, errno, "mincore %s", what);
-	if (!e)
-		e = umb_buf_reserve(r->out, (size_t)npages + 1);
-	if (!e) {
-		umb_buf_add(r->out, " ", 1);
-		for (uint64_t i = 0; i < npages; i++)
-			umb_buf_add(r->out, vec[i] & 1 ? "1" : "0", 1);
-	}
-	free(vec);
-	return e;
+static int add_mincore(struct req *r, void *p, uint64_t len, const char *what) {
+  uint64_t npages = len / r->w->ps + (len % r->w->ps != 0);
+  if (npages < 1 || npages > UMB_PAGES_MAX) return bad(r, "LEN");
+  unsigned char *vec = malloc((size_t)npages);
+  if (!vec) return -ENOMEM;
+  int e = 0;
+  if (mincore(p, (size_t)len, vec) < 0) e = fail(r, errno, "mincore %s", what);
+  if (!e) e = umb_buf_reserve(r->out, (size_t)npages + 1);
+  if (!e) {
+    umb_buf_append(r->out, " ", 1);
+    for (uint64_t i = 0; i < npages; i++) umb_buf_append(r->out, vec[i] & 1 ? "1" : "0", 1);
+  }
+  free(vec);
+  return e;
 }
 
-static int v_mincore(struct req *r)
-{
-	uintptr_t a;
-	uint64_t len;
-	int e = arg_range(r, 0, &a, &len);
-	if (e)
-		return e;
-	return add_mincore(r, (void *)a, len, "range");
+static int v_mincore(struct req *r) {
+  uintptr_t a;
+  uint64_t len;
+  int e = arg_range(r, 0, &a, &len);
+  if (e) return e;
+  return add_mincore(r, (void *)a, len, "range");
 }
 
-static int v_fmincore(struct req *r)
-{
-	char *path;
-	off_t off;
-	uint64_t len;
-	int e = arg_off(r, 1, "OFFSET", &off);
-	if (e || (e = arg_u64(r, 2, "LEN", &len)))
-		return e;
-	uint64_t skew = (uint64_t)off % r->w->ps;
-	if (len == 0 || len > UMB_PAGES_MAX * r->w->ps)
-		return bad(r, "LEN");
-	if ((e = arg_str(r, 0, "PATH", &path)))
-		return e;
-	int fd = open_path(r, path, O_RDONLY);
-	if (fd < 0) {
-		free(path);
-		return fd;
-	}
-	size_t maplen = (size_t)(len + skew);
-	void *p = mmap(NULL, maplen, PROT_READ, MAP_PRIVATE, fd, off - (off_t)skew);
-	close(fd);
-	if (p == MAP_FAILED) {
-		e = fail(r, errno, "mmap %s", path);
-	} else {
-		e = add_mincore(r, p, maplen, path);
-		munmap(p, maplen);
-	}
-	free(path);
-	return e;
+static int v_fmincore(struct req *r) {
+  char *path;
+  off_t off;
+  uint64_t len;
+  int e = arg_off(r, 1, "OFFSET", &off);
+  if (e || (e = arg_u64(r, 2, "LEN", &len))) return e;
+  uint64_t skew = (uint64_t)off % r->w->ps;
+  if (len == 0 || len > UMB_PAGES_MAX * r->w->ps) return bad(r, "LEN");
+  if ((e = arg_str(r, 0, "PATH", &path))) return e;
+  int fd = open_path(r, path, O_RDONLY);
+  if (fd < 0) {
+    free(path);
+    return fd;
+  }
+  size_t maplen = (size_t)(len + skew);
+  void *p = mmap(NULL, maplen, PROT_READ, MAP_PRIVATE, fd, off - (off_t)skew);
+  close(fd);
+  if (p == MAP_FAILED) {
+    e = fail(r, errno, "mmap %s", path);
+  } else {
+    e = add_mincore(r, p, maplen, path);
+    munmap(p, maplen);
+  }
+  free(path);
+  return e;
 }
 
 /* Reads a whole file (at most max bytes) into b; non-blocking, so a FIFO or tty cannot hang the worker. */
-static int slurp(struct req *r, const char *path, size_t max, struct umb_buf *b)
-{
-	int fd = open_path(r, path, O_RDONLY | O_NONBLOCK);
-	if (fd < 0)
-		return fd;
-	int e = 0;
-	while (umb_buf_size(b) < max) {
-		size_t want = max - umb_buf_size(b);
-		if (want > 65536)
-			want = 65536;
-		if ((e = umb_buf_reserve(b, want)))
-			break;
-		ssize_t n = read(fd, b->p + b->len, want);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && errno == EAGAIN)
-			break;
-		if (n < 0) {
-			e = fail(r, errno, "read %s", path);
-			break;
-		}
-		if (n == 0)
-			break;
-		b->len += (size_t)n;
-	}
-	close(fd);
-	return e;
+static int slurp(struct req *r, const char *path, size_t max, umb_buf *b) {
+  int fd = open_path(r, path, O_RDONLY | O_NONBLOCK);
+  if (fd < 0) return fd;
+  int e = 0;
+  while (b->len < max) {
+    size_t want = max - b->len;
+    if (want > 65536) want = 65536;
+    if ((e = umb_buf_reserve(b, want))) break;
+    ssize_t n = read(fd, b->data + b->len, want);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) break;
+    if (n < 0) {
+      e = fail(r, errno, "read %s", path);
+      break;
+    }
+    if (n == 0) break;
+    b->len += (size_t)n;
+  }
+  close(fd);
+  return e;
 }
 
-static int v_readfile(struct req *r)
-{
-	char *path;
-	uint64_t max = UMB_DATA_MAX;
-	int e = r->narg > 1 ? arg_u64(r, 1, "MAX", &max) : 0;
-	if (e)
-		return e;
-	if (max > UMB_DATA_MAX)
-		return bad(r, "MAX (at most 1 MiB)");
-	if ((e = arg_str(r, 0, "PATH", &path)))
-		return e;
-	struct umb_buf b = {0};
-	e = slurp(r, path, (size_t)max, &b);
-	if (!e && !(e = umb_buf_adds(r->out, " ")))
-		e = umb_buf_add_pct(r->out, umb_buf_data(&b), umb_buf_size(&b));
-	umb_buf_free(&b);
-	free(path);
-	return e;
+static int v_readfile(struct req *r) {
+  char *path;
+  uint64_t max = UMB_DATA_MAX;
+  int e = r->narg > 1 ? arg_u64(r, 1, "MAX", &max) : 0;
+  if (e) return e;
+  if (max > UMB_DATA_MAX) return bad(r, "MAX (at most 1 MiB)");
+  if ((e = arg_str(r, 0, "PATH", &path))) return e;
+  umb_buf b = {0};
+  e = slurp(r, path, (size_t)max, &b);
+  if (!e && !(e = umb_buf_puts(r->out, " "))) e = umb_pct_encode(r->out, umb_bytes(&b), b.len);
+  umb_buf_free(&b);
+  free(path);
+  return e;
 }
 
-static int writefile(struct req *r, const char *path, struct umb_tok data)
-{
-	struct umb_buf b = {0};
-	int e = umb_pct_decode(data, &b);
-	if (e == -EINVAL)
-		e = bad(r, "DATA");
-	int fd = e ? e : open_path(r, path, O_WRONLY);
-	if (fd >= 0) {
-		ssize_t n = write(fd, umb_buf_data(&b), umb_buf_size(&b));
-		if (n < 0)
-			e = fail(r, errno, "write %s", path);
-		else
-			e = umb_buf_addf(r->out, " %zd", n);
-		close(fd);
-	} else {
-		e = fd;
-	}
-	umb_buf_free(&b);
-	return e;
+static int writefile(struct req *r, const char *path, umb_field data) {
+  umb_buf b = {0};
+  int e = umb_pct_decode_buf(data.p, data.n, &b);
+  if (e == -EINVAL) e = bad(r, "DATA");
+  int fd = e ? e : open_path(r, path, O_WRONLY);
+  if (fd >= 0) {
+    ssize_t n = write(fd, umb_bytes(&b), b.len);
+    if (n < 0)
+      e = fail(r, errno, "write %s", path);
+    else
+      e = umb_buf_printf(r->out, " %zd", n);
+    close(fd);
+  } else {
+    e = fd;
+  }
+  umb_buf_free(&b);
+  return e;
 }
 
-static int v_writefile(struct req *r)
-{
-	char *path;
-	int e = arg_str(r, 0, "PATH", &path);
-	if (e)
-		return e;
-	e = writefile(r, path, r->arg[1]);
-	free(path);
-	return e;
+static int v_writefile(struct req *r) {
+  char *path;
+  int e = arg_str(r, 0, "PATH", &path);
+  if (e) return e;
+  e = writefile(r, path, r->arg[1]);
+  free(path);
+  return e;
 }
 
-static int v_trigger(struct req *r)
-{
-	return writefile(r, TRIGGER_PATH, r->arg[0]);
+static int v_trigger(struct req *r) { return writefile(r, TRIGGER_PATH, r->arg[0]); }
+
+static int v_stats(struct req *r) {
+  umb_buf b = {0};
+  int e = slurp(r, STATS_PATH, UMB_DATA_MAX, &b);
+  char *s = umb_bytes(&b), *end = s + b.len;
+  size_t nfields = 0;
+  while (!e && s < end) {
+    char *nl = memchr(s, '\n', (size_t)(end - s));
+    char *le = nl ? nl : end;
+    if (le > s) {
+      /* The protocol's field limit is sized for UMB_STATS_MAX lines (protocol/verbs.h). */
+      if (++nfields > UMB_STATS_MAX) {
+        e = fail(r, E2BIG, "%s", "stats has more than " UMB_STR(UMB_STATS_MAX) " lines");
+        break;
+      }
+      /* "name value" becomes one field "name=value". */
+      char *sp = memchr(s, ' ', (size_t)(le - s));
+      if (sp) *sp = '=';
+      if (!(e = umb_buf_puts(r->out, " "))) e = umb_pct_encode(r->out, s, (size_t)(le - s));
+    }
+    s = le + 1;
+  }
+  umb_buf_free(&b);
+  return e;
 }
 
-static int v_stats(struct req *r)
-{
-	struct umb_buf b = {0};
-	int e = slurp(r, STATS_PATH, UMB_DATA_MAX, &b);
-	char *s = umb_buf_data(&b), *end = s + umb_buf_size(&b);
-	while (!e && s < end) {
-		char *nl = memchr(s, '\n', (size_t)(end - s));
-		char *le = nl ? nl : end;
-		if (le > s) {
-			/* "name value" becomes one field "name=value". */
-			char *sp = memchr(s, ' ', (size_t)(le - s));
-			if (sp)
-				*sp = '=';
-			if (!(e = umb_buf_adds(r->out, " ")))
-				e = umb_buf_add_pct(r->out, s, (size_t)(le - s));
-		}
-		s = le + 1;
-	}
-	umb_buf_free(&b);
-	return e;
+static int v_setuid(struct req *r) {
+  uint64_t uid;
+  int e = arg_u64(r, 0, "UID", &uid);
+  if (e) return e;
+  if (uid >= UINT32_MAX) return bad(r, "UID");
+  if (setgroups(0, NULL) < 0) return fail(r, errno, "%s", "setgroups");
+  if (setresgid((gid_t)uid, (gid_t)uid, (gid_t)uid) < 0) return fail(r, errno, "%s", "setresgid");
+  if (setresuid((uid_t)uid, (uid_t)uid, (uid_t)uid) < 0) return fail(r, errno, "%s", "setresuid");
+  return 0;
 }
 
-static int v_setuid(struct req *r)
-{
-	uint64_t uid;
-	int e = arg_u64(r, 0, "UID", &uid);
-	if (e)
-		return e;
-	if (uid >= UINT32_MAX)
-		return bad(r, "UID");
-	if (setgroups(0, NULL) < 0)
-		return fail(r, errno, "%s", "setgroups");
-	if (setresgid((gid_t)uid, (gid_t)uid, (gid_t)uid) < 0)
-		return fail(r, errno, "%s", "setresgid");
-	if (setresuid((uid_t)uid, (uid_t)uid, (uid_t)uid) < 0)
-		return fail(r, errno, "%s", "setresuid");
-	return 0;
+static int v_insmod(struct req *r) {
+  char *path, *params = NULL;
+  int e = arg_str(r, 0, "PATH", &path);
+  if (e) return e;
+  if (r->narg > 1 && (e = arg_str(r, 1, "PARAMS", &params))) {
+    free(path);
+    return e;
+  }
+  int fd = open_path(r, path, O_RDONLY);
+  if (fd >= 0) {
+    if (syscall(SYS_finit_module, fd, params ? params : "", 0) < 0) e = fail(r, errno, "finit_module %s", path);
+    close(fd);
+  } else {
+    e = fd;
+  }
+  free(params);
+  free(path);
+  return e;
 }
 
-static int v_insmod(struct req *r)
-{
-	char *path, *params = NULL;
-	int e = arg_str(r, 0, "PATH", &path);
-	if (e)
-		return e;
-	if (r->narg > 1 && (e = arg_str(r, 1, "PARAMS", &params))) {
-		free(path);
-		return e;
-	}
-	int fd = open_path(r, path, O_RDONLY);
-	if (fd >= 0) {
-		if (syscall(SYS_finit_module, fd, params ? params : "", 0) < 0)
-			e = fail(r, errno, "finit_module %s", path);
-		close(fd);
-	} else {
-		e = fd;
-	}
-	free(params);
-	free(path);
-	return e;
+static int v_rmmod(struct req *r) {
+  char *name;
+  int e = arg_str(r, 0, "NAME", &name);
+  if (e) return e;
+  if (syscall(SYS_delete_module, name, O_NONBLOCK) < 0) e = fail(r, errno, "delete_module %s", name);
+  free(name);
+  return e;
 }
 
-static int v_rmmod(struct req *r)
-{
-	char *name;
-	int e = arg_str(r, 0, "NAME", &name);
-	if (e)
-		return e;
-	if (syscall(SYS_delete_module, name, O_NONBLOCK) < 0)
-		e = fail(r, errno, "delete_module %s", name);
-	free(name);
-	return e;
-}
-
-static int status_field(struct umb_buf *b, int st)
-{
-	if (WIFSIGNALED(st))
-		return umb_buf_addf(b, " signal:%d", WTERMSIG(st));
-	return umb_buf_addf(b, " exit:%d", WEXITSTATUS(st));
+static int status_field(umb_buf *b, int st) {
+  if (WIFSIGNALED(st)) return umb_buf_printf(b, " signal:%d", WTERMSIG(st));
+  return umb_buf_printf(b, " exit:%d", WEXITSTATUS(st));
 }
 
 /* In the child: stdout and stderr to the pipe, default signals, then execve; errno goes back on errfd. */
-static void __attribute__((noreturn)) exec_child(int outfd, int errfd, char **argv)
-{
-	static char *envp[] = {"PATH=/bin:/sbin:/usr/bin:/usr/sbin", "HOME=/", NULL};
-	int null = open("/dev/null", O_RDONLY);
-	if (null >= 0 && null != 0) {
-		dup2(null, 0);
-		close(null);
-	} else if (null < 0) {
-		close(0);
-	}
-	dup2(outfd, 1);
-	dup2(outfd, 2);
-	signal(SIGPIPE, SIG_DFL);
-	signal(SIGSEGV, SIG_DFL);
-	signal(SIGBUS, SIG_DFL);
-	sigset_t none;
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	execve(argv[0], argv, envp);
-	int err = errno;
-	(void)!write(errfd, &err, sizeof err);
-	_exit(127);
+static void __attribute__((noreturn)) exec_child(int outfd, int errfd, char **argv) {
+  static char *envp[] = {"PATH=/bin:/sbin:/usr/bin:/usr/sbin", "HOME=/", NULL};
+  int null = open("/dev/null", O_RDONLY);
+  if (null >= 0 && null != 0) {
+    dup2(null, 0);
+    close(null);
+  } else if (null < 0) {
+    close(0);
+  }
+  dup2(outfd, 1);
+  dup2(outfd, 2);
+  signal(SIGPIPE, SIG_DFL);
+  signal(SIGSEGV, SIG_DFL);
+  signal(SIGBUS, SIG_DFL);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, NULL);
+  execve(argv[0], argv, envp);
+  int err = errno;
+  (void)!write(errfd, &err, sizeof err);
+  _exit(127);
 }
 
-static int v_exec(struct req *r)
-{
-	int e = 0;
-	size_t argc = r->narg;
-	char **argv = calloc(argc + 1, sizeof *argv);
-	if (!argv)
-		return -ENOMEM;
-	for (size_t i = 0; i < argc && !e; i++)
-		e = arg_str(r, i, i ? "ARG" : "PATH", &argv[i]);
-	int out[2] = {-1, -1}, errp[2] = {-1, -1};
-	if (!e && (pipe2(out, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0))
-		e = fail(r, errno, "%s", "pipe");
-	pid_t pid = -1;
-	if (!e && (pid = fork()) < 0)
-		e = fail(r, errno, "%s", "fork");
-	if (pid == 0)
-		exec_child(out[1], errp[1], argv);
-	if (out[1] >= 0)
-		close(out[1]);
-	if (errp[1] >= 0)
-		close(errp[1]);
-	struct umb_buf output = {0};
-	if (!e) {
-		/* Read to EOF so that the program never blocks on a full pipe; keep the first 1 MiB. */
-		char chunk[16384];
-		for (;;) {
-			ssize_t n = read(out[0], chunk, sizeof chunk);
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0)
-				break;
-			size_t keep = UMB_DATA_MAX - umb_buf_size(&output);
-			if ((size_t)n < keep)
-				keep = (size_t)n;
-			if (keep && umb_buf_add(&output, chunk, keep) < 0)
-				e = -ENOMEM;
-		}
-		int st = 0, err = 0;
-		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-			;
-		if (read(errp[0], &err, sizeof err) == (ssize_t)sizeof err)
-			e = fail(r, err, "execve %s", argv[0]);
-		if (!e)
-			e = status_field(r->out, st);
-		if (!e && !(e = umb_buf_adds(r->out, " ")))
-			e = umb_buf_add_pct(r->out, umb_buf_data(&output), umb_buf_size(&output));
-	}
-	umb_buf_free(&output);
-	if (out[0] >= 0)
-		close(out[0]);
-	if (errp[0] >= 0)
-		close(errp[0]);
-	for (size_t i = 0; i < argc; i++)
-		free(argv[i]);
-	free(argv);
-	return e;
+static int v_exec(struct req *r) {
+  int e = 0;
+  size_t argc = r->narg;
+  char **argv = calloc(argc + 1, sizeof *argv);
+  if (!argv) return -ENOMEM;
+  for (size_t i = 0; i < argc && !e; i++) e = arg_str(r, i, i ? "ARG" : "PATH", &argv[i]);
+  int out[2] = {-1, -1}, errp[2] = {-1, -1};
+  if (!e && (pipe2(out, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0)) e = fail(r, errno, "%s", "pipe");
+  pid_t pid = -1;
+  if (!e && (pid = fork()) < 0) e = fail(r, errno, "%s", "fork");
+  if (pid == 0) exec_child(out[1], errp[1], argv);
+  if (out[1] >= 0) close(out[1]);
+  if (errp[1] >= 0) close(errp[1]);
+  umb_buf output = {0};
+  if (!e) {
+    /* Read to EOF so that the program never blocks on a full pipe; keep the first 1 MiB. */
+    char chunk[16384];
+    for (;;) {
+      ssize_t n = read(out[0], chunk, sizeof chunk);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      size_t keep = UMB_DATA_MAX - output.len;
+      if ((size_t)n < keep) keep = (size_t)n;
+      if (keep && umb_buf_append(&output, chunk, keep) < 0) e = -ENOMEM;
+    }
+    int st = 0, err = 0;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+      ;
+    if (read(errp[0], &err, sizeof err) == (ssize_t)sizeof err) e = fail(r, err, "execve %s", argv[0]);
+    if (!e) e = status_field(r->out, st);
+    if (!e && !(e = umb_buf_puts(r->out, " "))) e = umb_pct_encode(r->out, umb_bytes(&output), output.len);
+  }
+  umb_buf_free(&output);
+  if (out[0] >= 0) close(out[0]);
+  if (errp[0] >= 0) close(errp[0]);
+  for (size_t i = 0; i < argc; i++) free(argv[i]);
+  free(argv);
+  return e;
 }
 
-static int v_klog(struct req *r)
-{
-	int size = klogctl(10 /* SYSLOG_ACTION_SIZE_BUFFER */, NULL, 0);
-	if (size < 0)
-		return fail(r, errno, "%s", "klogctl");
-	if ((size_t)size > UMB_DATA_MAX)
-		size = (int)UMB_DATA_MAX;
-	char *buf = malloc((size_t)size + 1);
-	if (!buf)
-		return -ENOMEM;
-	int n = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, buf, size);
-	int e = 0;
-	if (n < 0)
-		e = fail(r, errno, "%s", "klogctl");
-	else if (!(e = umb_buf_adds(r->out, " ")))
-		e = umb_buf_add_pct(r->out, buf, (size_t)n);
-	free(buf);
-	return e;
+static int v_klog(struct req *r) {
+  int size = klogctl(10 /* SYSLOG_ACTION_SIZE_BUFFER */, NULL, 0);
+  if (size < 0) return fail(r, errno, "%s", "klogctl");
+  if ((size_t)size > UMB_DATA_MAX) size = (int)UMB_DATA_MAX;
+  char *buf = malloc((size_t)size + 1);
+  if (!buf) return -ENOMEM;
+  int n = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, buf, size);
+  int e = 0;
+  if (n < 0)
+    e = fail(r, errno, "%s", "klogctl");
+  else if (!(e = umb_buf_puts(r->out, " ")))
+    e = umb_pct_encode(r->out, buf, (size_t)n);
+  free(buf);
+  return e;
 }
 
-static int v_poweroff(struct req *r)
-{
-	(void)r;
-	/* PID 1 powers off once it has sent this reply. */
-	sync();
-	return 0;
+static int v_poweroff(struct req *r) {
+  (void)r;
+  /* PID 1 powers off once it has sent this reply. */
+  sync();
+  return 0;
 }
 
-static const struct verb verbs[] = {
-	{"hello", v_hello, 0, 0, 0},
-	{"spawn", v_spawn, 0, 0, F_AGENT_ONLY},
-	{"fork", v_fork, 1, 1, 0},
-	{"exit", v_exit, 0, 1, F_WORKER_ONLY},
-	{"create", v_create, 2, 2, 0},
-	{"pread", v_pread, 3, 3, 0},
-	{"pwrite", v_pwrite, 3, 3, 0},
-	{"fsync", v_fsync, 1, 1, 0},
-	{"unlink", v_unlink, 1, 1, 0},
-	{"mmap", v_mmap, 5, 6, F_MAPPING},
-	{"munmap", v_munmap, 2, 2, F_MAPPING},
-	{"msync", v_msync, 2, 2, F_MAPPING},
-	{"touch", v_touch, 3, 3, F_MAPPING},
-	{"peek", v_peek, 2, 2, F_MAPPING},
-	{"poke", v_poke, 2, 2, F_MAPPING},
-	{"faults", v_faults, 3, 3, F_MAPPING},
-	{"pages", v_pages, 2, 2, F_MAPPING},
-	{"pagemap", v_pagemap, 2, 2, F_MAPPING},
-	{"mincore", v_mincore, 2, 2, F_MAPPING},
-	{"fmincore", v_fmincore, 3, 3, 0},
-	{"loop", v_loop, 4, 5, F_MAPPING},
-	{"loopwait", v_loopwait, 2, 2, 0},
-	{"loopstop", v_loopstop, 1, 1, 0},
-	{"readfile", v_readfile, 1, 2, 0},
-	{"writefile", v_writefile, 2, 2, 0},
-	{"trigger", v_trigger, 1, 1, 0},
-	{"stats", v_stats, 0, 0, 0},
-	{"setuid", v_setuid, 1, 1, F_WORKER_ONLY},
-	{"insmod", v_insmod, 1, 2, F_AGENT_ONLY},
-	{"rmmod", v_rmmod, 1, 1, F_AGENT_ONLY},
-	{"exec", v_exec, 1, 255, 0},
-	{"klog", v_klog, 0, 0, 0},
-	{"poweroff", v_poweroff, 0, 0, F_AGENT_ONLY},
-};
-
-static const struct verb *find_verb(struct umb_tok t)
-{
-	for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
-		if (umb_tok_eq(t, verbs[i].name))
-			return &verbs[i];
-	return NULL;
-}
-
-bool umb_verb_known(struct umb_tok verb)
-{
-	return find_verb(verb) != NULL;
-}
+/* The dispatch table: one function for each row of the protocol's verb table (protocol/verbs.h); a verb without
+ * its v_ function does not compile. */
+#define VERB_FN_(name, amin, amax, flags, nf, nb) [UMB_VERB_##name] = v_##name,
+static int (*const verb_fn[UMB_NVERBS])(struct req *r) = {UMB_VERBS(VERB_FN_)};
+#undef VERB_FN_
 
 /* PID 1 hands "fork N" to its helper too: there it makes N fresh workers, like N spawns. */
-static int check_role(struct req *r, const struct verb *v)
-{
-	if ((v->flags & F_AGENT_ONLY) && r->w->role != UMB_ROLE_AGENT)
-		return fail(r, EPERM, "%s is accepted by PID 1 only", v->name);
-	if ((v->flags & (F_MAPPING | F_WORKER_ONLY)) && r->w->role == UMB_ROLE_AGENT)
-		return fail(r, EPERM, "PID 1 does not accept %s: use a worker", v->name);
-	return 0;
+static int check_role(struct req *r, const umb_verb *v) {
+  if ((v->flags & UMB_VF_AGENT_ONLY) && r->w->role != UMB_ROLE_AGENT)
+    return fail(r, EPERM, "%s is accepted by PID 1 only", v->name);
+  if ((v->flags & (UMB_VF_MAPPING | UMB_VF_WORKER_ONLY)) && r->w->role == UMB_ROLE_AGENT)
+    return fail(r, EPERM, "PID 1 does not accept %s: use a worker", v->name);
+  return 0;
 }
 
-static void reply_header(struct umb_buf *b, const char *id, struct umb_tok verb)
-{
-	umb_buf_adds(b, id);
-	umb_buf_adds(b, " ");
-	if (umb_verb_printable(verb))
-		umb_buf_add(b, verb.p, verb.n);
-	else
-		umb_buf_adds(b, "error");
+static void reply_header(umb_buf *b, const char *id, umb_field verb) {
+  umb_buf_puts(b, id);
+  umb_buf_puts(b, " ");
+  if (umb_verb_name_ok(verb.p, verb.n))
+    umb_buf_append(b, verb.p, verb.n);
+  else
+    umb_buf_puts(b, "error");
 }
 
 /* Executes one request line and writes its reply; returns AFTER_* for the command loop. */
-static int handle_line(struct wctx *w, const char *line, size_t len, struct req *r, struct umb_buf *reply)
-{
-	static struct umb_tok toks[UMB_TOKENS_MAX + 3];
-	struct umb_buf fields = {0};
-	char idbuf[24] = "0";
-	struct umb_tok verb = {"error", 5};
-	const struct verb *v = NULL;
-	int n = umb_split(line, len, toks, UMB_TOKENS_MAX + 3);
-	int e = 0;
-	memset(r, 0, sizeof *r);
-	r->w = w;
-	r->out = &fields;
-	uint64_t id;
-	/* The ID is taken even from a line that does not split, so that PID 1 can match the reply. */
-	const char *sp = memchr(line, ' ', len);
-	struct umb_tok idtok = {line, sp ? (size_t)(sp - line) : len};
-	if (umb_parse_id(idtok, &id) == 0)
-		snprintf(idbuf, sizeof idbuf, "%lu", (unsigned long)id);
-	if (n >= 3 || n == -E2BIG)
-		verb = toks[2];
-	if (n == -E2BIG)
-		e = fail(r, E2BIG, "%s", "too many fields");
-	else if (n < 3 || idbuf[0] == '0')
-		e = bad(r, "request (expected ID PID VERB ARG...)");
-	else if (!(v = find_verb(verb)))
-		e = fail(r, ENOSYS, "%s", "unknown verb");
-	else if ((size_t)n - 3 < v->min || (v->max != 255 && (size_t)n - 3 > v->max))
-		e = bad(r, "argument count");
-	else if (!(e = check_role(r, v))) {
-		r->arg = toks + 3;
-		r->narg = (size_t)n - 3;
-		e = v->fn(r);
-	}
-	if (r->after == AFTER_CHILD) {
-		umb_buf_free(&fields);
-		return AFTER_CHILD;
-	}
-	umb_buf_clear(reply);
-	reply_header(reply, idbuf, verb);
-	if (e == 0) {
-		umb_buf_adds(reply, " ok");
-		umb_buf_add(reply, umb_buf_data(&fields), umb_buf_size(&fields));
-	} else {
-		const char *why = strerror(-e);
-		char msg[sizeof r->ctx + 128];
-		if (r->ctx[0])
-			snprintf(msg, sizeof msg, "%s: %s", r->ctx, why);
-		else
-			snprintf(msg, sizeof msg, "%s", why);
-		umb_buf_addf(reply, " err %s ", umb_errname(-e));
-		umb_buf_add_pct(reply, msg, strlen(msg));
-		r->after = AFTER_NOTHING;
-	}
-	umb_buf_free(&fields);
-	if (umb_buf_add(reply, "\n", 1) < 0) {
-		/* Out of memory for the reply itself: answer with a fixed-size one. */
-		char small[96];
-		int k = snprintf(small, sizeof small, "%s error err ENOMEM -\n", idbuf);
-		umb_buf_clear(reply);
-		if (umb_buf_add(reply, small, (size_t)k) < 0)
-			_exit(3);
-	}
-	if (umb_write_all(w->chan, umb_buf_data(reply), umb_buf_size(reply)) < 0)
-		_exit(1); /* PID 1 is gone: nobody is left to serve. */
-	if (umb_buf_size(reply) > 65536)
-		umb_buf_free(reply); /* Do not keep a large reply's memory around in every worker. */
-	return r->after;
+static int handle_line(struct wctx *w, const char *line, size_t len, struct req *r, umb_buf *reply) {
+  static umb_field toks[UMB_ARGS_MAX + 3];
+  umb_buf fields = {0};
+  char idbuf[24] = "0";
+  umb_field verb = {"error", 5};
+  const umb_verb *v = NULL;
+  int n = umb_split(line, len, toks, UMB_ARGS_MAX + 3);
+  int e = 0;
+  memset(r, 0, sizeof *r);
+  r->w = w;
+  r->out = &fields;
+  uint64_t id;
+  /* The ID is taken even from a line that does not split, so that PID 1 can match the reply. */
+  const char *sp = memchr(line, ' ', len);
+  umb_field idtok = {line, sp ? (size_t)(sp - line) : len};
+  if (umb_field_id(idtok, &id) == 0) snprintf(idbuf, sizeof idbuf, "%lu", (unsigned long)id);
+  if (n >= 3 || n == -E2BIG) verb = toks[2];
+  if (n == -E2BIG)
+    e = fail(r, E2BIG, "%s", "too many fields");
+  else if (n < 3 || idbuf[0] == '0')
+    e = bad(r, "request (expected ID PID VERB ARG...)");
+  else if (!(v = umb_verb_find(verb.p, verb.n)))
+    e = fail(r, ENOSYS, "%s", "unknown verb");
+  else if ((size_t)n - 3 < v->args_min || (size_t)n - 3 > v->args_max)
+    e = bad(r, "argument count");
+  else if (!(e = check_role(r, v))) {
+    r->arg = toks + 3;
+    r->narg = (size_t)n - 3;
+    e = verb_fn[v - umb_verbs](r);
+  }
+  /* The verb table bounds every reply (protocol/verbs.h); one beyond the line limit would be a bug here, and the
+   * runner could not read it. */
+  if (e == 0 && UMB_HEAD_BYTES + fields.len + 1 > UMB_LINE_MAX) e = fail(r, E2BIG, "%s", "reply longer than a line");
+  if (r->after == AFTER_CHILD) {
+    umb_buf_free(&fields);
+    return AFTER_CHILD;
+  }
+  umb_buf_reset(reply);
+  reply_header(reply, idbuf, verb);
+  if (e == 0) {
+    umb_buf_puts(reply, " ok");
+    umb_buf_append(reply, umb_bytes(&fields), fields.len);
+  } else {
+    const char *why = strerror(-e);
+    char msg[UMB_ERRMSG_MAX + 1];
+    if (r->ctx[0])
+      snprintf(msg, sizeof msg, "%s: %s", r->ctx, why);
+    else
+      snprintf(msg, sizeof msg, "%s", why);
+    umb_buf_printf(reply, " err %s ", umb_errname(-e));
+    umb_pct_encode(reply, msg, strlen(msg));
+    r->after = AFTER_NOTHING;
+  }
+  umb_buf_free(&fields);
+  if (umb_buf_append(reply, "\n", 1) < 0) {
+    /* Out of memory for the reply itself: answer with a fixed-size one. */
+    char small[96];
+    int k = snprintf(small, sizeof small, "%s error err ENOMEM -\n", idbuf);
+    umb_buf_reset(reply);
+    if (umb_buf_append(reply, small, (size_t)k) < 0) _exit(3);
+  }
+  if (umb_write_all(w->chan, umb_bytes(reply), reply->len) < 0) _exit(1); /* PID 1 is gone: nobody is left to serve. */
+  if (reply->len > 65536) umb_buf_free(reply); /* Do not keep a large reply's memory around in every worker. */
+  return r->after;
 }
 
-void umb_worker_main(int chan, enum umb_role role)
-{
-	struct wctx w = {.chan = chan, .role = role, .ps = (uintptr_t)sysconf(_SC_PAGESIZE)};
-	struct umb_buf in = {0}, reply = {0};
-	struct req r;
-	size_t scanned = 0;
-	signal(SIGPIPE, SIG_IGN);
-	signal(SIGCHLD, SIG_DFL);
-	install_fault_handlers();
-	sigset_t none;
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	for (;;) {
-		char *nl;
-		while ((nl = memchr(umb_buf_data(&in) + scanned, '\n', umb_buf_size(&in) - scanned))) {
-			char *line = umb_buf_data(&in);
-			size_t len = (size_t)(nl - line);
-			int after = handle_line(&w, line, len, &r, &reply);
-			umb_buf_consume(&in, len + 1);
-			scanned = 0;
-			if (after == AFTER_EXIT)
-				_exit(r.exit_code);
-			if (after == AFTER_CHILD) {
-				/* A new worker: the rest of the buffer was its parent's. */
-				umb_buf_clear(&in);
-				umb_buf_free(&reply);
-			}
-		}
-		scanned = umb_buf_size(&in);
-		if (scanned > UMB_LINE_MAX)
-			_exit(2); /* PID 1 never forwards such a line. */
-		if (umb_buf_reserve(&in, 65536) < 0)
-			_exit(3);
-		ssize_t n = read(w.chan, in.p + in.len, 65536);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			_exit(n == 0 ? 0 : 1);
-		in.len += (size_t)n;
-	}
+void umb_worker_main(int chan, enum umb_role role) {
+  struct wctx w = {.chan = chan, .role = role, .ps = (uintptr_t)sysconf(_SC_PAGESIZE)};
+  struct umb_queue in = {0};
+  umb_buf reply = {0};
+  struct req r;
+  size_t scanned = 0;
+  signal(SIGPIPE, SIG_IGN);
+  signal(SIGCHLD, SIG_DFL);
+  install_fault_handlers();
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, NULL);
+  for (;;) {
+    char *nl;
+    while ((nl = memchr(umb_q_data(&in) + scanned, '\n', umb_q_size(&in) - scanned))) {
+      char *line = umb_q_data(&in);
+      size_t len = (size_t)(nl - line);
+      int after = handle_line(&w, line, len, &r, &reply);
+      umb_q_consume(&in, len + 1);
+      scanned = 0;
+      if (after == AFTER_EXIT) _exit(r.exit_code);
+      if (after == AFTER_CHILD) {
+        /* A new worker: the rest of the buffer was its parent's. */
+        umb_q_clear(&in);
+        umb_buf_free(&reply);
+      }
+    }
+    scanned = umb_q_size(&in);
+    if (scanned > UMB_LINE_MAX) _exit(2); /* PID 1 never forwards such a line. */
+    if (umb_q_reserve(&in, 65536) < 0) _exit(3);
+    ssize_t n = read(w.chan, in.b.data + in.b.len, 65536);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) _exit(n == 0 ? 0 : 1);
+    in.b.len += (size_t)n;
+  }
 }

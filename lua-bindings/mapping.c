@@ -120,7 +120,7 @@ static int map_pagemap(lua_State *L) {
   umb_lmap *m = umb_lua_check_map(L, 1);
   uint64_t addr, len, n;
   page_range(L, m, 2, &addr, &len, &n);
-  luaL_argcheck(L, n <= UMB_MSG_FIELDS_MAX, 3, "at most 512 pages per pagemap call");
+  luaL_argcheck(L, n <= UMB_PAGEMAP_MAX, 3, "at most 131072 pages per pagemap call (the protocol's UMB_PAGEMAP_MAX)");
   umb_buf b = {0};
   umb_args_num(&b, addr);
   umb_args_num(&b, n);

@@ -198,7 +198,10 @@ int umb_lua_call(lua_State *L, umb_run_vm *svm, uint64_t pid, const char *verb, 
   if (args) umb_buf_free(args);
   if (rc) {
     free(c);
-    return umb_lua_fail(L, rc, rc == -ESHUTDOWN || rc == -EPIPE ? "the vm is not running" : "cannot send the request");
+    return umb_lua_fail(L, rc,
+                        rc == -ESHUTDOWN || rc == -EPIPE ? "the vm is not running"
+                        : rc == -EINVAL ? "not a request of the protocol: unknown verb, argument count or field"
+                                        : "cannot send the request");
   }
   task->pending_what = verb;
   return lua_yieldk(L, 0, (lua_KContext)c, call_cont);

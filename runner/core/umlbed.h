@@ -6,50 +6,27 @@
 #include <stdint.h>
 #include <uv.h>
 
-#define UMB_PROTOCOL_VERSION 1
-/* A protocol line may not exceed this, newline included (docs/protocol.md). */
-#define UMB_LINE_MAX (4u << 20)
+#include "umb_proto.h"
 
-/* ---- Growable byte buffer. ---- */
+/* ---- Replies (the protocol itself, buffers and the field codec are protocol/umb_proto.h). ---- */
 
-/* A NUL-terminated growable buffer; data is NULL until the first append. */
-typedef struct umb_buf {
-  char *data;
-  size_t len;
-  size_t cap;
-} umb_buf;
-
-/* Append bytes; returns 0 or -ENOMEM (the buffer is unchanged on failure). */
-int umb_buf_append(umb_buf *b, const void *p, size_t n);
-/* Append formatted text; returns 0 or -ENOMEM. */
-int umb_buf_printf(umb_buf *b, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-void umb_buf_reset(umb_buf *b);
-void umb_buf_free(umb_buf *b);
-
-/* ---- Protocol codec (docs/protocol.md). ---- */
-
-/* Append the percent-encoding of p[0..n) to b ("-" for the empty string). */
-int umb_pct_encode(umb_buf *b, const void *p, size_t n);
-/* Decode one token in place; sets *n to the decoded length.
- * Returns 0 or -EINVAL for a malformed escape. */
-int umb_pct_decode(char *tok, size_t *n);
-
-/* A parsed reply or event. The pointers point into the line that was parsed. */
-#define UMB_MSG_FIELDS_MAX 512
+/* A parsed reply or event. verb and fields point into the line that was parsed; fields is a heap array that
+ * umb_msg_parse grows on demand (up to UMB_FIELDS_MAX) and reuses: start from a zeroed struct, and umb_msg_free
+ * releases it. */
+#define UMB_MSG_FIELDS_MAX UMB_FIELDS_MAX
 typedef struct umb_msg {
   uint64_t id;
   const char *verb;
-  int ok;        /* 1 for "ok", 0 for "err". */
-  int nfields;   /* Fields after ok/err; for err: ENAME MESSAGE. */
-  char *fields[UMB_MSG_FIELDS_MAX];
+  int ok;      /* 1 for "ok", 0 for "err". */
+  int nfields; /* Fields after ok/err; for err: ENAME MESSAGE. */
+  char **fields;
+  size_t fields_cap;
 } umb_msg;
 
-/* Split a reply line (without its newline) in place. Returns 0, or -EINVAL if the line
- * is not "ID VERB ok|err FIELD...", or -E2BIG if it has too many fields. */
+/* Split a reply line (without its newline) in place. Returns 0, -EINVAL if the line is not "ID VERB ok|err
+ * FIELD...", -E2BIG if it has more than UMB_FIELDS_MAX fields, or -ENOMEM. */
 int umb_msg_parse(char *line, size_t len, umb_msg *m);
-/* Parse a protocol number (decimal or 0x hex). Returns 0 or -EINVAL. */
-int umb_num_parse(const char *s, uint64_t *v);
+void umb_msg_free(umb_msg *m);
 
 /* Splits a byte stream into lines. Lines longer than max are cut at max bytes and flagged. */
 typedef struct umb_lines {
@@ -178,24 +155,14 @@ const umb_scanner *umb_vm_scanner(const umb_vm *vm);
 /* 0 if mem (N, NK, NM or NG) is a guest memory size from UMB_MEM_MIN to UMB_MEM_MAX, else -EINVAL. */
 int umb_mem_check(const char *mem);
 int umb_vm_pid(const umb_vm *vm);
-int umb_vm_is_ready(const umb_vm *vm);
-int umb_vm_is_dead(const umb_vm *vm);
-/* Why the vm died (static string), or NULL. */
+/* Why the vm died, or NULL; valid as long as the vm. */
 const char *umb_vm_death(const umb_vm *vm);
 /* The agent's ready event: page size and kernel release. */
 long umb_vm_pagesize(const umb_vm *vm);
 const char *umb_vm_release(const umb_vm *vm);
-const char *umb_vm_dir(const umb_vm *vm);
 /* During UMB_VM_EXITED: the worker's PID in *pid and its STATUS ("exit:N" or "signal:N"). */
 const char *umb_vm_exited(const umb_vm *vm, uint64_t *pid);
 /* Monotonic time (ms) from spawn to the ready event, or -1. */
 double umb_vm_boot_ms(const umb_vm *vm);
-
-/* ---- Errno names. ---- */
-
-/* "EINVAL" for -EINVAL or EINVAL; "E<n>" for unknown values (static buffer for those). */
-const char *umb_errname(int err);
-/* The errno for a name, or 0. */
-int umb_errno_from_name(const char *name);
 
 #endif

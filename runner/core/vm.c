@@ -35,16 +35,18 @@ struct umb_vm {
   int pid;
   int uml_pid;      /* From uml_dir/UMID/pid when it differs from pid (gdb). */
   char *pidfile;
-  char *dir;
   int logfd;
   umb_scanner scan;
   umb_lines proto;
+  umb_msg msg;      /* The last reply parsed; its field array is reused. */
   umb_req *pending;
   uint64_t next_id;
 
-  unsigned exited : 1, killed : 1, dead : 1, gone : 1, ready : 1, closing : 1, con_eof : 1,
-      rx_eof : 1, gdb : 1, dead_reported : 1;
+  unsigned exited : 1, killed : 1, dead : 1, gone : 1, ready : 1, closing : 1, con_eof : 1, dead_reported : 1;
+  /* The kernel is umlbed-test's fake UML (UMLBED_FAKE), whose verbs are its own: no verb table check. */
+  unsigned fake : 1;
   const char *death;
+  char death_text[512];
   long pagesize;
   char release[128];
   uint64_t exit_pid;      /* The last "exited" event, for umb_vm_exited(). */
@@ -173,16 +175,35 @@ static void on_con_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf) {
   }
 }
 
+/* An error reply with ID 0: the agent could not tell which request it answers (a line it could not parse, or one
+ * over the line limit), so that request will never be answered. The run cannot go on: it ends as a protocol error,
+ * with the agent's own words. */
+static void vm_orphan_error(umb_vm *vm, const umb_msg *m) {
+  char msg[256] = "-";
+  if (m->nfields > 1) {
+    char *f = m->fields[1];
+    size_t n;
+    if (umb_pct_decode(f, &n) == 0) snprintf(msg, sizeof msg, "%.*s", (int)n, f);
+  }
+  snprintf(vm->death_text, sizeof vm->death_text,
+           "protocol error: the agent answered a request it could not attribute: %.32s %s: %s", m->verb,
+           m->fields[0], msg);
+  vm_die(vm, vm->death_text);
+}
+
 static int on_proto_line(void *arg, char *line, size_t len, int toolong) {
   umb_vm *vm = arg;
-  umb_msg *m = malloc(sizeof *m);
-  if (m == NULL) return -ENOMEM;
+  umb_msg *m = &vm->msg;
   int rc = toolong ? -E2BIG : umb_msg_parse(line, len, m);
+  if (rc == -ENOMEM) {
+    vm_die(vm, "out of memory reading the protocol");
+    return rc;
+  }
   if (rc) {
-    free(m);
     /* Before the agent is up, the tty may carry noise; afterwards garbage means a broken agent. */
     if (!vm->ready) return 0;
-    vm_die(vm, "protocol error: unparsable line from the agent");
+    vm_die(vm, rc == -E2BIG ? "protocol error: a line from the agent exceeds the protocol's line or field limit"
+                            : "protocol error: unparsable line from the agent");
     return -EPROTO;
   }
   if (m->id == 0) {
@@ -190,7 +211,6 @@ static int on_proto_line(void *arg, char *line, size_t len, int toolong) {
       uint64_t ver = 0, ps = 0;
       if (m->nfields < 3 || umb_num_parse(m->fields[0], &ver) || umb_num_parse(m->fields[1], &ps) ||
           ver != UMB_PROTOCOL_VERSION) {
-        free(m);
         vm_die(vm, "protocol error: bad ready event (version mismatch?)");
         return -EPROTO;
       }
@@ -199,26 +219,27 @@ static int on_proto_line(void *arg, char *line, size_t len, int toolong) {
       vm->pagesize = (long)ps;
       vm->ready = 1;
       vm->t_ready = uv_hrtime();
-      free(m);
       vm_emit(vm, UMB_VM_READY);
       return 0;
     }
+    if (!vm->ready) return 0;
     /* A worker ended (the agent has reaped it, so its mm is gone): tell whoever waits for it. */
-    if (strcmp(m->verb, "exited") == 0 && m->ok && vm->ready && m->nfields >= 2 &&
+    if (strcmp(m->verb, "exited") == 0 && m->ok && m->nfields >= 2 &&
         umb_num_parse(m->fields[0], &vm->exit_pid) == 0) {
       snprintf(vm->exit_status, sizeof vm->exit_status, "%s", m->fields[1]);
-      free(m);
       vm_emit(vm, UMB_VM_EXITED);
       return 0;
     }
-    /* Other events (error replies the agent could not attribute) carry no request. */
-    free(m);
+    if (!m->ok) {
+      vm_orphan_error(vm, m);
+      return -EPROTO;
+    }
+    /* Other events are not in protocol version 1; a later agent may send them. */
     return 0;
   }
   umb_req **pp = &vm->pending;
   while (*pp && (*pp)->id != m->id) pp = &(*pp)->next;
   if (*pp == NULL) {
-    free(m);
     vm_die(vm, "protocol error: reply to an unknown request");
     return -EPROTO;
   }
@@ -226,7 +247,6 @@ static int on_proto_line(void *arg, char *line, size_t len, int toolong) {
   *pp = r->next;
   r->next = NULL;
   r->cb(r, 0, m);
-  free(m);
   return 0;
 }
 
@@ -238,7 +258,6 @@ static void on_rx_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf) {
       vm_die(vm, "out of memory reading the protocol");
   } else if (n < 0) {
     uv_read_stop(s);
-    vm->rx_eof = 1;
     vm_die(vm, "unexpected EOF on the protocol channel");
   }
 }
@@ -255,10 +274,14 @@ int umb_vm_request(umb_vm *vm, umb_req *req, uint64_t pid, const char *verb, con
                    umb_req_cb cb) {
   if (vm->dead || vm->killed || vm->closing) return -EPIPE;
   if (!vm->ready) return -EAGAIN;
+  /* Refused here, the request is never sent: a bad one would have the agent answer EINVAL or ENOSYS anyway, and
+   * a malformed field could split the line. */
+  int rc = umb_request_check(pid, verb, args, !vm->fake);
+  if (rc) return rc;
   vm_write *vw = calloc(1, sizeof *vw);
   if (vw == NULL) return -ENOMEM;
   uint64_t id = ++vm->next_id;
-  int rc = umb_buf_printf(&vw->line, "%llu %llu %s", (unsigned long long)id, (unsigned long long)pid, verb);
+  rc = umb_buf_printf(&vw->line, "%llu %llu %s", (unsigned long long)id, (unsigned long long)pid, verb);
   if (rc == 0 && args && *args) rc = umb_buf_printf(&vw->line, " %s", args);
   if (rc == 0) rc = umb_buf_append(&vw->line, "\n", 1);
   if (rc == 0 && vw->line.len > UMB_LINE_MAX) rc = -E2BIG;
@@ -323,9 +346,9 @@ static void on_handle_closed(uv_handle_t *h) {
   void *data = vm->close_data;
   umb_scanner_free(&vm->scan);
   umb_lines_free(&vm->proto);
+  umb_msg_free(&vm->msg);
   if (vm->logfd >= 0) close(vm->logfd);
   free(vm->pidfile);
-  free(vm->dir);
   free(vm);
   if (cb) cb(data);
 }
@@ -359,8 +382,6 @@ void umb_vm_close(umb_vm *vm, void (*close_cb)(void *data), void *data) {
   umb_vm_kill(vm);
 }
 
-static char *xstrdup(const char *s) { return s ? strdup(s) : NULL; }
-
 static int mkpipe(int fds[2]) { return uv_pipe(fds, 0, 0); }
 
 int umb_vm_spawn(uv_loop_t *loop, const umb_vm_options *opt, umb_vm_event_cb cb, void *data,
@@ -377,8 +398,9 @@ int umb_vm_spawn(uv_loop_t *loop, const umb_vm_options *opt, umb_vm_event_cb cb,
   vm->logfd = -1;
   umb_scanner_init(&vm->scan);
   vm->scan.ignore = opt->ignore;
-  vm->proto.max = UMB_LINE_MAX;
-  vm->dir = xstrdup(opt->dir);
+  /* At most UMB_LINE_MAX bytes with the newline. */
+  vm->proto.max = UMB_LINE_MAX - 1;
+  vm->fake = getenv("UMLBED_FAKE") != NULL;
 
   char path[4096];
   snprintf(path, sizeof path, "%s/console.log", opt->dir);
@@ -402,7 +424,6 @@ int umb_vm_spawn(uv_loop_t *loop, const umb_vm_options *opt, umb_vm_event_cb cb,
   }
   snprintf(path, sizeof path, "%s/uml/%s/pid", opt->dir, opt->umid);
   vm->pidfile = strdup(path);
-  vm->gdb = opt->gdb != NULL;
 
   /* The kernel command line (fixed part first, then the caller's extra options). */
   /* hostfs=ROOT jails every hostfs mount in the guest to the run's root folder: the root file system is ROOT/ and
@@ -582,7 +603,6 @@ fail:
   umb_scanner_free(&vm->scan);
   free(extra);
   free(vm->pidfile);
-  free(vm->dir);
   free(vm);
   return rc;
 }
@@ -603,12 +623,9 @@ void umb_vm_drain_console(umb_vm *vm) {
 
 const umb_scanner *umb_vm_scanner(const umb_vm *vm) { return &vm->scan; }
 int umb_vm_pid(const umb_vm *vm) { return vm->pid; }
-int umb_vm_is_ready(const umb_vm *vm) { return vm->ready; }
-int umb_vm_is_dead(const umb_vm *vm) { return vm->dead || vm->killed; }
 const char *umb_vm_death(const umb_vm *vm) { return vm->death; }
 long umb_vm_pagesize(const umb_vm *vm) { return vm->pagesize; }
 const char *umb_vm_release(const umb_vm *vm) { return vm->release; }
-const char *umb_vm_dir(const umb_vm *vm) { return vm->dir; }
 const char *umb_vm_exited(const umb_vm *vm, uint64_t *pid) {
   *pid = vm->exit_pid;
   return vm->exit_status;

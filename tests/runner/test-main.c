@@ -1,4 +1,4 @@
-/* test-main.c: unit tests of the codec and console scanner, and vm tests against a fake UML (this binary re-run). */
+/* test-main.c: unit tests of the shared protocol, codec and console scanner, and vm tests against a fake UML (this binary re-run). */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -43,7 +43,8 @@ static void fake_write(int fd, const char *s) {
  * die, panic, hang, fork (a child that stays in the group), sleep MS, hold KEY (reply KEY once
  * "release KEY" arrives: concurrent calls), release KEY, spawn (a new worker PID from 100 on),
  * exit [CODE] (code 0: the "exited" event follows the reply at once; else it waits for "reap PID",
- * which first reports an exit nobody waits for). */
+ * which first reports an exit nobody waits for), orphan (an error reply with ID 0, as the agent sends for a line
+ * whose ID it cannot read). */
 static int fake_uml(const char *mode) {
   char line[65536], reply[70000], deferred[70000] = "";
   char held_key[16][64];
@@ -69,6 +70,8 @@ static int fake_uml(const char *mode) {
       int k = sscanf(line, "%llu %llu %63s %65535[^\n]", &id, &pid, verb, args);
       if (k < 3) {
         fake_write(4, "0 error err EINVAL -\n");
+      } else if (!strcmp(verb, "orphan")) {
+        fake_write(4, "0 error err EINVAL bad%20request%20ID\n");
       } else if (!strcmp(verb, "garbage")) {
         fake_write(4, "this is not a reply\n");
       } else if (!strcmp(verb, "die")) {
@@ -179,6 +182,17 @@ static void test_pct_roundtrip(void) {
   CHECK(umb_pct_decode(bad3, &n) == -EINVAL);
   char lower[] = "%2d%41";
   CHECK(umb_pct_decode(lower, &n) == 0 && n == 2 && !memcmp(lower, "-A", 2));
+  /* One definition of a field for both sides: a raw byte outside 0x21..0x7e is not an encoded field. */
+  char raw1[] = "a b", raw2[] = "a\x01", raw3[] = "\xff";
+  CHECK(umb_pct_decode(raw1, &n) == -EINVAL && umb_pct_decode(raw2, &n) == -EINVAL);
+  CHECK(umb_pct_decode(raw3, &n) == -EINVAL);
+  /* Every byte value survives a round trip. */
+  char all[256];
+  for (int i = 0; i < 256; i++) all[i] = (char)i;
+  umb_buf_reset(&b);
+  CHECK(umb_pct_encode(&b, all, sizeof all) == 0);
+  CHECK(umb_pct_decode(b.data, &n) == 0 && n == 256 && !memcmp(b.data, all, 256));
+  umb_buf_free(&b);
 }
 
 static void test_num_parse(void) {
@@ -201,7 +215,7 @@ static int parse(const char *s, umb_msg *m, char *buf) {
 }
 
 static void test_msg_parse(void) {
-  umb_msg *m = malloc(sizeof *m);
+  umb_msg *m = calloc(1, sizeof *m);
   char buf[4096];
   CHECK(parse("7 mmap ok 0x7f0000000000", m, buf) == 0);
   CHECK(m->id == 7 && !strcmp(m->verb, "mmap") && m->ok && m->nfields == 1);
@@ -218,10 +232,31 @@ static void test_msg_parse(void) {
   /* Too many fields. */
   umb_buf big = {0};
   umb_buf_printf(&big, "1 fork ok");
-  for (int i = 0; i < UMB_MSG_FIELDS_MAX + 1; i++) umb_buf_printf(&big, " %d", i);
+  for (size_t i = 0; i < UMB_FIELDS_MAX + 1; i++) umb_buf_printf(&big, " %zu", i);
   CHECK(umb_msg_parse(big.data, big.len, m) == -E2BIG);
   umb_buf_free(&big);
+  umb_msg_free(m);
   free(m);
+}
+
+/* The largest legal pagemap reply, as the agent writes it, fits a line and parses with every entry. */
+static void test_msg_pagemap_max(void) {
+  umb_msg m = {0};
+  umb_buf b = {0};
+  umb_buf_printf(&b, "9223372036854775807 pagemap ok");
+  for (size_t i = 0; i < UMB_PAGEMAP_MAX; i++) umb_buf_printf(&b, " 0x%016llx", 0x8180000000000000ull | i);
+  CHECK(b.len + 1 <= UMB_LINE_MAX);
+  CHECK(umb_msg_parse(b.data, b.len, &m) == 0);
+  CHECK(m.ok && (size_t)m.nfields == UMB_PAGEMAP_MAX);
+  uint64_t v = 0;
+  CHECK(umb_num_parse(m.fields[0], &v) == 0 && v == 0x8180000000000000ull);
+  CHECK(umb_num_parse(m.fields[m.nfields - 1], &v) == 0 && v == (0x8180000000000000ull | (UMB_PAGEMAP_MAX - 1)));
+  /* The field array is kept for the next reply, and a short one reuses it. */
+  char **fields = m.fields;
+  char small[] = "2 touch ok";
+  CHECK(umb_msg_parse(small, strlen(small), &m) == 0 && m.nfields == 0 && m.fields == fields);
+  umb_buf_free(&b);
+  umb_msg_free(&m);
 }
 
 typedef struct lines_seen {
@@ -258,6 +293,93 @@ static void test_errnames(void) {
   CHECK(!strcmp(umb_errname(ECHILD), "ECHILD"));
   CHECK(umb_errno_from_name("EFAULT") == EFAULT);
   CHECK(umb_errno_from_name("ENOTANERRNO") == 0);
+  /* Every errno Linux has a name for goes both ways, as the agent's strerrorname_np once did. */
+  for (int e = 1; e <= EHWPOISON; e++) {
+    const char *name = umb_errname(e);
+    /* Linux numbers no errno 41 or 58. */
+    CHECK(e == 41 || e == 58 || (name[1] >= 'A' && name[1] <= 'Z') || !strcmp(name, "E2BIG"));
+    CHECK(umb_errno_from_name(name) == e);
+  }
+  /* An alias is understood; the canonical name is the one written. */
+  CHECK(umb_errno_from_name("EWOULDBLOCK") == EAGAIN && !strcmp(umb_errname(EWOULDBLOCK), "EAGAIN"));
+  CHECK(umb_errno_from_name("ENOTSUP") == EOPNOTSUPP && !strcmp(umb_errname(ENOTSUP), "EOPNOTSUPP"));
+  /* A number without a name round-trips as E<n>. */
+  CHECK(!strcmp(umb_errname(-4000), "E4000") && umb_errno_from_name("E4000") == 4000);
+  CHECK(umb_errno_from_name("E") == 0 && umb_errno_from_name("E0") == 0 && umb_errno_from_name("E1x") == 0);
+}
+
+/* The verb table is one X-macro list: the runner's check and the agent's dispatch see the same rows. */
+static void test_verbs(void) {
+  CHECK(UMB_NVERBS == 33);
+  const umb_verb *v = umb_verb_find("fmincore", 8);
+  CHECK(v && v == &umb_verbs[UMB_VERB_fmincore] && v->args_min == 3 && v->args_max == 3 && v->flags == 0);
+  CHECK(umb_verb_find("fmincor", 7) == NULL && umb_verb_find("fmincoreX", 9) == NULL);
+  CHECK(umb_verb_find("fmincore", 7) == NULL); /* "fmincor" */
+  v = umb_verb_find("mmap", 4);
+  CHECK(v && v->args_min == 5 && v->args_max == 6 && v->flags == UMB_VF_MAPPING);
+  v = umb_verb_find("spawn", 5);
+  CHECK(v && v->flags == UMB_VF_AGENT_ONLY);
+  v = umb_verb_find("exec", 4);
+  CHECK(v && v->args_min == 1 && v->args_max == UMB_ARGS_MAX);
+  for (size_t i = 0; i < UMB_NVERBS; i++) {
+    CHECK(umb_verb_name_ok(umb_verbs[i].name, strlen(umb_verbs[i].name)));
+    CHECK(umb_verbs[i].args_min <= umb_verbs[i].args_max);
+    CHECK(umb_verb_find(umb_verbs[i].name, strlen(umb_verbs[i].name)) == &umb_verbs[i]);
+  }
+  CHECK(!umb_verb_name_ok("Hello", 5) && !umb_verb_name_ok("", 0) && !umb_verb_name_ok("a b", 3));
+  /* The request check: verb, argument count, fields. */
+  CHECK(umb_request_check(1, "hello", NULL, true) == 0);
+  CHECK(umb_request_check(0, "hello", NULL, true) == -EINVAL && umb_request_check(0, "hello", NULL, false) == -EINVAL);
+  CHECK(umb_request_check(UMB_PID_MAX, "hello", NULL, true) == 0);
+  CHECK(umb_request_check((uint64_t)UMB_PID_MAX + 1, "hello", NULL, true) == -EINVAL);
+  CHECK(umb_request_check(1, "hello", "x", true) == -EINVAL);
+  CHECK(umb_request_check(1, "nosuch", NULL, true) == -EINVAL);
+  CHECK(umb_request_check(1, "nosuch", NULL, false) == 0);
+  CHECK(umb_request_check(1, "mmap", "%2Fshared%2Ff 0 4096 shared rw", true) == 0);
+  CHECK(umb_request_check(1, "mmap", "%2Fshared%2Ff 0 4096 shared", true) == -EINVAL);
+  CHECK(umb_request_check(1, "mmap", "f 0 4096 shared rw 0x10000 x", true) == -EINVAL);
+  CHECK(umb_request_check(1, "pagemap", "0x1000  1", true) == -EINVAL);
+  CHECK(umb_request_check(1, "pagemap", "0x1000 1 ", true) == -EINVAL);
+  CHECK(umb_request_check(1, "pagemap", "0x1000 1\n9 1 die", false) == -EINVAL);
+  CHECK(umb_request_check(1, "echo", "a\tb", false) == -EINVAL);
+  CHECK(umb_request_check(1, "echo", "\xc3\xa9", false) == -EINVAL);
+  CHECK(umb_request_check(1, "he llo", NULL, false) == -EINVAL && umb_request_check(1, "", NULL, false) == -EINVAL);
+  umb_buf b = {0};
+  for (int i = 0; i < UMB_ARGS_MAX; i++) umb_buf_printf(&b, "%sa", i ? " " : "");
+  CHECK(umb_request_check(1, "exec", b.data, true) == 0);
+  umb_buf_puts(&b, " a");
+  CHECK(umb_request_check(1, "exec", b.data, true) == -EINVAL);
+  umb_buf_free(&b);
+}
+
+/* The limits are derived from the verb table: the field limit is the largest reply's field count. */
+static void test_limits(void) {
+  CHECK(UMB_FIELDS_MAX == UMB_PAGEMAP_MAX);
+  CHECK(UMB_MSG_FIELDS_MAX == UMB_FIELDS_MAX);
+  CHECK(UMB_HEAD_BYTES + UMB_REPLY_BYTES_MAX + 1 <= UMB_LINE_MAX);
+  CHECK(UMB_REPLY_BYTES_MAX >= 3 * UMB_DATA_MAX && UMB_REPLY_BYTES_MAX >= UMB_PAGEMAP_MAX * 19);
+}
+
+static void test_split(void) {
+  umb_field f[4];
+  CHECK(umb_split("1 2 hello", 9, f, 4) == 3 && umb_field_eq(f[2], "hello") && umb_field_eq(f[0], "1"));
+  CHECK(umb_split("1 2 hello", 9, NULL, 4) == 3);
+  CHECK(umb_split("", 0, f, 4) == -EINVAL);
+  CHECK(umb_split("1  2", 4, f, 4) == -EINVAL && umb_split("1 2 ", 4, f, 4) == -EINVAL);
+  CHECK(umb_split(" 1", 2, f, 4) == -EINVAL);
+  CHECK(umb_split("1 2 3 4 5", 9, f, 4) == -E2BIG);
+  uint64_t v;
+  CHECK(umb_id_parse("1", 1, &v) == 0 && v == 1);
+  CHECK(umb_id_parse("9223372036854775807", 19, &v) == 0 && v == INT64_MAX);
+  CHECK(umb_id_parse("9223372036854775808", 19, &v) == -EINVAL);
+  CHECK(umb_id_parse("0", 1, &v) == -EINVAL && umb_id_parse("01", 2, &v) == -EINVAL);
+  CHECK(umb_id_parse("0x1", 3, &v) == -EINVAL && umb_id_parse("", 0, &v) == -EINVAL);
+  CHECK(umb_num_parse_n("12345", 3, &v) == 0 && v == 123);
+  umb_buf d = {0};
+  CHECK(umb_pct_decode_buf("a%20b", 5, &d) == 0 && d.len == 3 && !strcmp(d.data, "a b"));
+  CHECK(umb_pct_decode_buf("%zz", 3, &d) == -EINVAL && d.len == 3 && !strcmp(d.data, "a b"));
+  CHECK(umb_pct_decode_buf("-", 1, &d) == 0 && d.len == 3);
+  umb_buf_free(&d);
 }
 
 static void test_variant_param(void) {
@@ -389,7 +511,7 @@ typedef struct vmt {
   char fields[8][64];
   uint64_t order[8];
   umb_req reqs[8];
-  const char *death;
+  char death[512]; /* A copy: the vm's text goes with the vm. */
   const char *after_ready[8]; /* Verbs to send once ready. */
   int kill_after_replies;     /* Kill once this many replies arrived (0: after ready + sends). */
   int kill_on_ready;
@@ -438,7 +560,7 @@ static void on_event(umb_vm *vm, umb_vm_event ev, void *data) {
     case UMB_VM_EXITED: break;
     case UMB_VM_DEAD:
       v->dead++;
-      v->death = umb_vm_death(vm);
+      snprintf(v->death, sizeof v->death, "%s", umb_vm_death(vm) ? umb_vm_death(vm) : "");
       break;
     case UMB_VM_GONE:
       v->gone++;
@@ -494,7 +616,19 @@ static void test_vm_garbage(void) {
   vm_run(&v, "agent");
   CHECK(v.ready == 1 && v.dead == 1 && v.gone == 1 && v.closed == 1);
   CHECK(v.statuses[0] == -EPIPE);
-  CHECK(v.death && strstr(v.death, "protocol error"));
+  CHECK(strstr(v.death, "protocol error"));
+}
+
+/* An error the agent cannot attribute to a request (ID 0) leaves that request unanswered forever: the instance
+ * dies of a protocol error that quotes the agent, instead of the scenario waiting for its timeout. */
+static void test_vm_orphan_error(void) {
+  vmt v = {.after_ready = {"orphan", NULL}};
+  vm_run(&v, "agent");
+  CHECK(v.ready == 1 && v.dead == 1 && v.gone == 1 && v.closed == 1);
+  CHECK(v.statuses[0] == -EPIPE);
+  CHECK(!strncmp(v.death, "protocol error", 14));
+  CHECK(strstr(v.death, "EINVAL") && strstr(v.death, "bad request ID"));
+  printf("#   death: %s\n", v.death);
 }
 
 static void test_vm_garbage_before_ready(void) {
@@ -705,7 +839,11 @@ static const struct {
     {"number parsing", test_num_parse},
     {"reply parsing rejects garbage", test_msg_parse},
     {"line splitting across reads", test_lines},
-    {"errno names", test_errnames},
+    {"errno names: one table, both directions, every Linux errno", test_errnames},
+    {"protocol: the verb table from one X-macro list, and the request check made from it", test_verbs},
+    {"protocol: limits derived from the verb table (the largest reply fits)", test_limits},
+    {"protocol: field splitting, request IDs, decoding into a buffer", test_split},
+    {"reply parsing: the largest legal pagemap reply, every entry", test_msg_pagemap_max},
     {"kernel variant from a path, --param syntax", test_variant_param},
     {"scanner: classification of console lines", test_scanner_classify},
     {"scanner: golden panic log (sysrq c)", test_scanner_panic},
@@ -715,6 +853,7 @@ static const struct {
     {"vm: a slow reply is waited for", test_vm_slow},
     {"vm: garbage after ready is a protocol error, not a crash", test_vm_garbage},
     {"vm: noise before ready is ignored", test_vm_garbage_before_ready},
+    {"vm: an error reply with ID 0 is a protocol error quoting the agent", test_vm_orphan_error},
     {"vm: unexpected EOF fails pending requests", test_vm_eof},
     {"vm: panic on the console, then death", test_vm_panic},
     {"vm: kill reaps the whole process group", test_vm_kill_group},

@@ -1,0 +1,57 @@
+/* queue.c: the agent's byte queues, string fields and blocking writes (the protocol itself is ../protocol). */
+#include "agent.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int umb_q_reserve(struct umb_queue *q, size_t extra) {
+  umb_buf *b = &q->b;
+  if (b->data && b->cap - b->len > extra) return 0;
+  /* Reclaim consumed space first so that a queue does not grow without bound. */
+  if (q->off > 0) {
+    memmove(b->data, b->data + q->off, b->len - q->off);
+    b->len -= q->off;
+    b->data[b->len] = '\0';
+    q->off = 0;
+  }
+  return umb_buf_reserve(b, extra);
+}
+
+int umb_q_append(struct umb_queue *q, const void *p, size_t n) {
+  int r = umb_q_reserve(q, n);
+  return r ? r : umb_buf_append(&q->b, p, n);
+}
+
+void umb_q_consume(struct umb_queue *q, size_t n) {
+  q->off += n;
+  if (q->off >= q->b.len) umb_q_clear(q);
+}
+
+int umb_pct_decode_str(umb_field f, char **s) {
+  umb_buf b = {0};
+  int r = umb_pct_decode_buf(f.p, f.n, &b);
+  if (r == 0 && b.len && memchr(b.data, '\0', b.len)) r = -EINVAL;
+  if (r == 0) r = umb_buf_reserve(&b, 0);
+  if (r < 0) {
+    umb_buf_free(&b);
+    return r;
+  }
+  *s = b.data;
+  return 0;
+}
+
+int umb_write_all(int fd, const void *p, size_t n) {
+  const char *c = p;
+  while (n > 0) {
+    ssize_t w = write(fd, c, n);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return -errno;
+    }
+    c += w;
+    n -= (size_t)w;
+  }
+  return 0;
+}
