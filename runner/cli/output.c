@@ -71,7 +71,12 @@ int umb_out_junit(const char *path, const job *jobs, int njobs) {
     if (!j->done) {
       fprintf(f, "<error message=\"not run\"/>");
     } else if (j->verdict == UMB_SKIP) {
-      fprintf(f, "<skipped/>");
+      /* The reason as the message, every diagnostic line (notes too) as the text. */
+      fprintf(f, "<skipped message=\"");
+      umb_xml_escape(f, j->reason ? j->reason : "");
+      fprintf(f, "\">");
+      umb_xml_escape(f, j->diag ? j->diag : "");
+      fprintf(f, "</skipped>");
     } else if (j->verdict != UMB_OK) {
       const char *tag = j->verdict == UMB_ERROR ? "error" : "failure";
       fprintf(f, "\n    <%s message=\"%s\" type=\"%s\">", tag, umb_verdict_name(j->verdict),
