@@ -27,9 +27,6 @@ void umb_lua_push_t(lua_State *L) {
 
 static umb_lt *checkt(lua_State *L) { return luaL_checkudata(L, 1, UMB_T_MT); }
 
-static void count_check(umb_lt *t) {
-  (void)t;
-}
 
 /* Record a failure: "file:line: text", the line being the scenario's call of the expectation. */
 static void record(lua_State *L, umb_lt *t, const char *text) {
@@ -373,7 +370,6 @@ static int check_eq(lua_State *L, int fatal) {
   umb_lt *t = checkt(L);
   luaL_checkany(L, 3);
   const char *what = luaL_optstring(L, 4, NULL);
-  count_check(t);
   int ok = deep_equal(L, 2, 3, 0);
   if (!ok) {
     push_mismatch(L, 2, 3, what);
@@ -392,7 +388,6 @@ static int t_assert_eq(lua_State *L) { return check_eq(L, 1); }
 static int check_true(lua_State *L, int fatal) {
   umb_lt *t = checkt(L);
   luaL_checkany(L, 2);
-  count_check(t);
   if (!lua_toboolean(L, 2)) {
     const char *what = luaL_optstring(L, 3, fatal ? "assertion failed" : "expectation failed");
     lua_pushstring(L, what);
@@ -414,7 +409,6 @@ static int t_assert_true(lua_State *L) { return check_true(L, 1); }
 static int t_require(lua_State *L) {
   umb_lt *t = checkt(L);
   luaL_checkany(L, 2);
-  count_check(t);
   if (lua_toboolean(L, 2)) {
     lua_settop(L, 2);
     return 1;
@@ -510,7 +504,6 @@ static int check_pages(lua_State *L, int fatal) {
     return luaL_argerror(L, 2, "the expected states come first: t:pages(want, m, what)");
   luaL_checkstring(L, 2);
   const char *what = luaL_optstring(L, 4, "page states");
-  count_check(t);
   if (luaL_testudata(L, 3, UMB_MAP_MT)) {
     /* The mapping's own pages() call (a guest call that yields), then the comparison. */
     lua_settop(L, 4);
