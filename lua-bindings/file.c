@@ -21,7 +21,8 @@ int umb_shared_open(umb_run_vm *svm, const char *name, int flags, mode_t mode) {
   if (root < 0) return -errno;
   char rel[300];
   snprintf(rel, sizeof rel, "shared/%s", name);
-  struct open_how how = {.flags = (uint64_t)(flags | O_CLOEXEC), .mode = mode,
+  struct open_how how = {.flags = (uint64_t)(flags | O_CLOEXEC),
+                         .mode = mode,
                          .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
   long fd = syscall(SYS_openat2, root, rel, &how, sizeof how);
   int err = errno;
@@ -137,18 +138,24 @@ static int file_tostring(lua_State *L) {
 static int file_get(lua_State *L) {
   umb_lfile *f = checkfile(L, 1);
   const char *k = luaL_checkstring(L, 2);
-  if (!strcmp(k, "name")) lua_pushstring(L, f->name);
-  else if (!strcmp(k, "path")) lua_pushstring(L, f->gpath);
-  else if (!strcmp(k, "hostpath")) lua_pushstring(L, f->hpath);
-  else if (!strcmp(k, "length")) lua_pushinteger(L, (lua_Integer)f->size);
-  else if (!strcmp(k, "vm")) lua_getiuservalue(L, 1, 1);
-  else lua_pushnil(L);
+  if (!strcmp(k, "name"))
+    lua_pushstring(L, f->name);
+  else if (!strcmp(k, "path"))
+    lua_pushstring(L, f->gpath);
+  else if (!strcmp(k, "hostpath"))
+    lua_pushstring(L, f->hpath);
+  else if (!strcmp(k, "length"))
+    lua_pushinteger(L, (lua_Integer)f->size);
+  else if (!strcmp(k, "vm"))
+    lua_getiuservalue(L, 1, 1);
+  else
+    lua_pushnil(L);
   return 1;
 }
 
 void umb_lua_open_file(lua_State *L) {
-  static const luaL_Reg methods[] = {{"read", file_read},   {"write", file_write},   {"truncate", file_truncate},
-                                     {"size", file_size},   {"cached", file_cached}, {NULL, NULL}};
+  static const luaL_Reg methods[] = {{"read", file_read}, {"write", file_write},   {"truncate", file_truncate},
+                                     {"size", file_size}, {"cached", file_cached}, {NULL, NULL}};
   static const luaL_Reg meta[] = {{"__tostring", file_tostring}, {NULL, NULL}};
   umb_lua_newclass(L, UMB_FILE_MT, methods, meta, file_get);
 }

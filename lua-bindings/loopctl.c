@@ -90,9 +90,12 @@ static int ctl_tostring(lua_State *L) {
 static int ctl_get(lua_State *L) {
   umb_lloopctl *c = checkctl(L, 1);
   const char *k = luaL_checkstring(L, 2);
-  if (!strcmp(k, "path")) lua_pushstring(L, c->gpath);
-  else if (!strcmp(k, "vm")) lua_getiuservalue(L, 1, 1);
-  else lua_pushnil(L);
+  if (!strcmp(k, "path"))
+    lua_pushstring(L, c->gpath);
+  else if (!strcmp(k, "vm"))
+    lua_getiuservalue(L, 1, 1);
+  else
+    lua_pushnil(L);
   return 1;
 }
 

@@ -24,7 +24,7 @@ typedef struct umb_lvmstate {
   void *waiter;       /* A pending boot or poweroff call to resume (module.c's lcall). */
   void *exit_waiters; /* proc:exit{wait=true} calls parked until their "exited" event. */
   struct {
-    uint64_t pid;     /* 0: free slot. */
+    uint64_t pid; /* 0: free slot. */
     char status[32];
   } exits[UMB_LVM_EXITS]; /* Recent "exited" events no call waited for yet (a ring). */
   int exit_next;
@@ -59,9 +59,9 @@ typedef struct umb_lfile {
   umb_run_vm *svm;
   uint64_t size;
   char name[256];
-  char gpath[300];   /* Path in the guest: /shared/NAME. */
-  char hpath[4400];  /* Path on the host. */
-} umb_lfile; /* User value 1: the vm userdata. */
+  char gpath[300];  /* Path in the guest: /shared/NAME. */
+  char hpath[4400]; /* Path on the host. */
+} umb_lfile;        /* User value 1: the vm userdata. */
 
 /* Turns the reply fields at stack [base, base + n) into results; returns how many. The
  * original arguments of the yielding function are still at stack indices 1, 2, ... */

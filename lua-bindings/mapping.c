@@ -220,23 +220,32 @@ static int map_tostring(lua_State *L) {
 static int map_get(lua_State *L) {
   umb_lmap *m = umb_lua_check_map(L, 1);
   const char *k = luaL_checkstring(L, 2);
-  if (!strcmp(k, "addr")) lua_pushinteger(L, (lua_Integer)m->addr);
-  else if (!strcmp(k, "length")) lua_pushinteger(L, (lua_Integer)m->len);
-  else if (!strcmp(k, "offset")) lua_pushinteger(L, (lua_Integer)m->offset);
-  else if (!strcmp(k, "npages")) lua_pushinteger(L, (lua_Integer)npages(m));
-  else if (!strcmp(k, "mode")) lua_pushstring(L, m->shared ? "shared" : "private");
-  else if (!strcmp(k, "prot")) lua_pushstring(L, m->writable ? "rw" : "r");
-  else if (!strcmp(k, "proc")) lua_getiuservalue(L, 1, 1);
-  else if (!strcmp(k, "file")) lua_getiuservalue(L, 1, 2);
-  else lua_pushnil(L);
+  if (!strcmp(k, "addr"))
+    lua_pushinteger(L, (lua_Integer)m->addr);
+  else if (!strcmp(k, "length"))
+    lua_pushinteger(L, (lua_Integer)m->len);
+  else if (!strcmp(k, "offset"))
+    lua_pushinteger(L, (lua_Integer)m->offset);
+  else if (!strcmp(k, "npages"))
+    lua_pushinteger(L, (lua_Integer)npages(m));
+  else if (!strcmp(k, "mode"))
+    lua_pushstring(L, m->shared ? "shared" : "private");
+  else if (!strcmp(k, "prot"))
+    lua_pushstring(L, m->writable ? "rw" : "r");
+  else if (!strcmp(k, "proc"))
+    lua_getiuservalue(L, 1, 1);
+  else if (!strcmp(k, "file"))
+    lua_getiuservalue(L, 1, 2);
+  else
+    lua_pushnil(L);
   return 1;
 }
 
 void umb_lua_open_map(lua_State *L) {
-  static const luaL_Reg methods[] = {
-      {"touch", map_touch},     {"faults", map_faults}, {"pages", map_pages},   {"pagemap", map_pagemap},
-      {"mincore", map_mincore}, {"peek", map_peek},     {"poke", map_poke},     {"munmap", map_munmap},
-      {"msync", map_msync},     {"loop", map_loop},     {"on", map_on},         {NULL, NULL}};
+  static const luaL_Reg methods[] = {{"touch", map_touch},     {"faults", map_faults},   {"pages", map_pages},
+                                     {"pagemap", map_pagemap}, {"mincore", map_mincore}, {"peek", map_peek},
+                                     {"poke", map_poke},       {"munmap", map_munmap},   {"msync", map_msync},
+                                     {"loop", map_loop},       {"on", map_on},           {NULL, NULL}};
   static const luaL_Reg meta[] = {{"__tostring", map_tostring}, {NULL, NULL}};
   umb_lua_newclass(L, UMB_MAP_MT, methods, meta, map_get);
 }

@@ -15,8 +15,8 @@ typedef struct lcall {
   lua_Integer arg;
   int status;
   int ok;
-  int nfields;    /* Reply fields pushed on the task's coroutine, on top of its stack when it resumes. */
-  int vmref;      /* Boot: registry reference of the vm userdata. */
+  int nfields; /* Reply fields pushed on the task's coroutine, on top of its stack when it resumes. */
+  int vmref;   /* Boot: registry reference of the vm userdata. */
 } lcall;
 
 static void lcall_free(lcall *c) { free(c); }
@@ -31,8 +31,10 @@ void umb_args_str(umb_buf *b, const char *s, size_t n) {
 int umb_lua_fail(lua_State *L, int err, const char *msg) {
   const char *name = umb_errname(err);
   lua_pushnil(L);
-  if (msg && *msg) lua_pushfstring(L, "%s: %s", name, msg);
-  else lua_pushstring(L, name);
+  if (msg && *msg)
+    lua_pushfstring(L, "%s: %s", name, msg);
+  else
+    lua_pushstring(L, name);
   lua_pushstring(L, name);
   return 3;
 }
@@ -53,8 +55,10 @@ void umb_lua_pushdecoded(lua_State *L, int idx) {
 
 void umb_lua_pushstates(lua_State *L, int idx) {
   const char *s = lua_tostring(L, idx);
-  if (s && strcmp(s, "%2D") == 0) lua_pushstring(L, "-");
-  else lua_pushvalue(L, idx);
+  if (s && strcmp(s, "%2D") == 0)
+    lua_pushstring(L, "-");
+  else
+    lua_pushvalue(L, idx);
 }
 
 int umb_conv_true(lua_State *L, int base, int n, lua_Integer arg) {
@@ -161,8 +165,9 @@ static umb_task *task_ctx(lua_State *L, const char **why) {
   umb_task *t = umb_task_from_lua(L);
   *why = "umlbed: no scenario is running in this Lua state";
   if (sc == NULL) return NULL;
-  *why = "umlbed: guest calls must be made from the scenario's run function or a t:go() task, not another "
-         "coroutine";
+  *why =
+      "umlbed: guest calls must be made from the scenario's run function or a t:go() task, not another "
+      "coroutine";
   return t && t->sc == sc ? t : NULL;
 }
 
@@ -269,7 +274,6 @@ int umb_lua_boot(lua_State *L, int optidx) {
   return lua_yieldk(L, 0, (lua_KContext)c, boot_cont);
 }
 
-
 static int index_closure(lua_State *L) {
   lua_pushvalue(L, 2);
   lua_rawget(L, lua_upvalueindex(1));
@@ -319,8 +323,7 @@ static int l_decode(lua_State *L) {
 }
 
 int luaopen_umlbed(lua_State *L) {
-  static const luaL_Reg funcs[] = {
-      {"boot", l_boot}, {"encode", l_encode}, {"decode", l_decode}, {NULL, NULL}};
+  static const luaL_Reg funcs[] = {{"boot", l_boot}, {"encode", l_encode}, {"decode", l_decode}, {NULL, NULL}};
   umb_lua_open_vm(L);
   umb_lua_open_proc(L);
   umb_lua_open_map(L);

@@ -49,7 +49,7 @@ static int proc_fork(lua_State *L) {
 typedef struct exit_wait {
   umb_task *task;
   uint64_t pid;
-  int gone;          /* The vm went away first. */
+  int gone; /* The vm went away first. */
   char status[32];
   struct exit_wait *next;
 } exit_wait;
@@ -66,8 +66,10 @@ void umb_lua_vm_exited(umb_run_vm *svm, uint64_t pid, const char *status) {
     }
     *pp = w->next;
     w->next = NULL;
-    if (pid == 0) w->gone = 1;
-    else snprintf(w->status, sizeof w->status, "%s", status);
+    if (pid == 0)
+      w->gone = 1;
+    else
+      snprintf(w->status, sizeof w->status, "%s", status);
     umb_task_wake(w->task, 0);
     taken = 1;
   }
@@ -159,7 +161,8 @@ static int proc_mmap(lua_State *L) {
   umb_lproc *p = umb_lua_check_proc(L, 1);
   umb_lfile *f = umb_lua_test_file(L, 2);
   const char *path = f ? f->gpath : luaL_checkstring(L, 2);
-  if (!lua_isnoneornil(L, 3)) luaL_checktype(L, 3, LUA_TTABLE);
+  if (!lua_isnoneornil(L, 3))
+    luaL_checktype(L, 3, LUA_TTABLE);
   else {
     lua_settop(L, 2);
     lua_newtable(L);
@@ -263,17 +266,20 @@ static int proc_eq(lua_State *L) {
 static int proc_get(lua_State *L) {
   umb_lproc *p = umb_lua_check_proc(L, 1);
   const char *k = luaL_checkstring(L, 2);
-  if (!strcmp(k, "pid")) lua_pushinteger(L, (lua_Integer)p->pid);
-  else if (!strcmp(k, "vm")) lua_getiuservalue(L, 1, 1);
-  else lua_pushnil(L);
+  if (!strcmp(k, "pid"))
+    lua_pushinteger(L, (lua_Integer)p->pid);
+  else if (!strcmp(k, "vm"))
+    lua_getiuservalue(L, 1, 1);
+  else
+    lua_pushnil(L);
   return 1;
 }
 
 void umb_lua_open_proc(lua_State *L) {
   static const luaL_Reg methods[] = {
-      {"fork", proc_fork},     {"exit", proc_exit},     {"mmap", proc_mmap},     {"setuid", proc_setuid},
-      {"exec", proc_exec},     {"pread", proc_pread},   {"pwrite", proc_pwrite}, {"unlink", proc_unlink},
-      {"fsync", proc_fsync},   {NULL, NULL}};
+      {"fork", proc_fork},   {"exit", proc_exit},   {"mmap", proc_mmap},     {"setuid", proc_setuid},
+      {"exec", proc_exec},   {"pread", proc_pread}, {"pwrite", proc_pwrite}, {"unlink", proc_unlink},
+      {"fsync", proc_fsync}, {NULL, NULL}};
   static const luaL_Reg meta[] = {{"__tostring", proc_tostring}, {"__eq", proc_eq}, {NULL, NULL}};
   umb_lua_newclass(L, UMB_PROC_MT, methods, meta, proc_get);
 }

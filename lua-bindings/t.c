@@ -27,7 +27,6 @@ void umb_lua_push_t(lua_State *L) {
 
 static umb_lt *checkt(lua_State *L) { return luaL_checkudata(L, 1, UMB_T_MT); }
 
-
 /* Record a failure: "file:line: text", the line being the scenario's call of the expectation. */
 static void record(lua_State *L, umb_lt *t, const char *text) {
   luaL_where(L, 1);
@@ -275,8 +274,10 @@ static void diff_key(lua_State *L, diffstate *d, int path, int e, int s, int dep
     push_key(L, k);
     lua_concat(L, 2);
     int sub = lua_gettop(L);
-    if (lua_istable(L, ev) && lua_istable(L, sv) && depth < SHOW_DEPTH) diff_tables(L, d, sub, ev, sv, depth + 1);
-    else diff_line(L, d, sub, ev, sv);
+    if (lua_istable(L, ev) && lua_istable(L, sv) && depth < SHOW_DEPTH)
+      diff_tables(L, d, sub, ev, sv, depth + 1);
+    else
+      diff_line(L, d, sub, ev, sv);
   }
   lua_settop(L, k);
 }
@@ -321,8 +322,10 @@ static void diff_tables(lua_State *L, diffstate *d, int path, int e, int s, int 
 static void push_mismatch(lua_State *L, int e, int s, const char *what) {
   e = lua_absindex(L, e);
   s = lua_absindex(L, s);
-  if (what) lua_pushfstring(L, "%s: ", what);
-  else lua_pushliteral(L, "");
+  if (what)
+    lua_pushfstring(L, "%s: ", what);
+  else
+    lua_pushliteral(L, "");
   int acc = lua_gettop(L);
   size_t ne = 0, ns = 0;
   if (lua_istable(L, e) && lua_istable(L, s)) {
@@ -349,8 +352,10 @@ static void push_mismatch(lua_State *L, int e, int s, const char *what) {
       for (int i = 0; i < 2; i++) {
         size_t to = at + CONTEXT_AFTER < len[i] ? at + CONTEXT_AFTER : len[i];
         lua_pushstring(L, label[i]);
-        if (from < len[i]) push_quoted(L, str[i] + from, to - from, from > 0, to < len[i]);
-        else lua_pushliteral(L, "(ends before)");
+        if (from < len[i])
+          push_quoted(L, str[i] + from, to - from, from > 0, to < len[i]);
+        else
+          lua_pushliteral(L, "(ends before)");
         lua_concat(L, 2);
         append(L, acc);
       }
@@ -391,8 +396,10 @@ static int check_true(lua_State *L, int fatal) {
   if (!lua_toboolean(L, 2)) {
     const char *what = luaL_optstring(L, 3, fatal ? "assertion failed" : "expectation failed");
     lua_pushstring(L, what);
-    if (lua_type(L, 2) == LUA_TBOOLEAN) lua_pushliteral(L, " (false)");
-    else lua_pushliteral(L, " (nil)");
+    if (lua_type(L, 2) == LUA_TBOOLEAN)
+      lua_pushliteral(L, " (false)");
+    else
+      lua_pushliteral(L, " (nil)");
     lua_concat(L, 2);
     record(L, t, lua_tostring(L, -1));
     if (fatal) return abort_scenario(L);
@@ -437,11 +444,16 @@ static int t_require(lua_State *L) {
 
 static const char *state_name(char c) {
   switch (c) {
-    case '-': return "not present";
-    case 'F': return "present, file-backed";
-    case 'A': return "present, anonymous (COW copy)";
-    case 'S': return "swapped";
-    case '.': return "anything";
+    case '-':
+      return "not present";
+    case 'F':
+      return "present, file-backed";
+    case 'A':
+      return "present, anonymous (COW copy)";
+    case 'S':
+      return "swapped";
+    case '.':
+      return "anything";
   }
   return "?";
 }
@@ -564,9 +576,12 @@ static int t_vm(lua_State *L) {
 static int t_get(lua_State *L) {
   umb_lt *t = checkt(L);
   const char *k = luaL_checkstring(L, 2);
-  if (t->sc && !strcmp(k, "name")) lua_pushstring(L, t->sc->name);
-  else if (t->sc && !strcmp(k, "file")) lua_pushstring(L, t->sc->file);
-  else if (t->sc && !strcmp(k, "failures")) lua_pushinteger(L, t->sc->run.nfails);
+  if (t->sc && !strcmp(k, "name"))
+    lua_pushstring(L, t->sc->name);
+  else if (t->sc && !strcmp(k, "file"))
+    lua_pushstring(L, t->sc->file);
+  else if (t->sc && !strcmp(k, "failures"))
+    lua_pushinteger(L, t->sc->run.nfails);
   else {
     lua_getiuservalue(L, 1, 1);
     lua_pushvalue(L, 2);

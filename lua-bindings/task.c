@@ -68,8 +68,7 @@ static int task_wait(lua_State *L) {
   if (self->sc != t->sc) return luaL_error(L, "task:wait(): the task belongs to another scenario");
   /* Waiting for a task that (through others) waits for this one would never end. */
   for (umb_task *x = t; x; x = x->waiting_for)
-    if (x == self)
-      return luaL_error(L, "task:wait(): deadlock, %s would wait for itself", self->where);
+    if (x == self) return luaL_error(L, "task:wait(): deadlock, %s would wait for itself", self->where);
   self->waiting_for = t;
   self->pending_what = t->where;
   return lua_yieldk(L, 0, (lua_KContext)t, wait_cont);
@@ -84,9 +83,12 @@ static int task_tostring(lua_State *L) {
 static int task_get(lua_State *L) {
   umb_task *t = checktask(L, 1);
   const char *k = luaL_checkstring(L, 2);
-  if (!strcmp(k, "done")) lua_pushboolean(L, t->state == UMB_TASK_DONE || t->state == UMB_TASK_FAILED);
-  else if (!strcmp(k, "index")) lua_pushinteger(L, t->index);
-  else lua_pushnil(L);
+  if (!strcmp(k, "done"))
+    lua_pushboolean(L, t->state == UMB_TASK_DONE || t->state == UMB_TASK_FAILED);
+  else if (!strcmp(k, "index"))
+    lua_pushinteger(L, t->index);
+  else
+    lua_pushnil(L);
   return 1;
 }
 

@@ -46,9 +46,9 @@ static int vm_file(lua_State *L) {
   umb_run_vm *svm = umb_lua_check_vm(L, 1);
   size_t nlen;
   const char *name = luaL_checklstring(L, 2, &nlen);
-  luaL_argcheck(L, *name && nlen == strlen(name) && nlen < 250 && !strchr(name, '/') && strcmp(name, ".") &&
-                       strcmp(name, ".."),
-                2, "a plain file name in the shared folder (no '/', no NUL, under 250 bytes)");
+  luaL_argcheck(
+      L, *name && nlen == strlen(name) && nlen < 250 && !strchr(name, '/') && strcmp(name, ".") && strcmp(name, ".."),
+      2, "a plain file name in the shared folder (no '/', no NUL, under 250 bytes)");
   if (lua_isnoneornil(L, 3)) {
     char path[4400];
     struct stat st;
@@ -147,9 +147,7 @@ static int conv_stats(lua_State *L, int base, int n, lua_Integer arg) {
   return 1;
 }
 
-static int vm_stats(lua_State *L) {
-  return umb_lua_call(L, umb_lua_check_vm(L, 1), 1, "stats", NULL, conv_stats, 0);
-}
+static int vm_stats(lua_State *L) { return umb_lua_call(L, umb_lua_check_vm(L, 1), 1, "stats", NULL, conv_stats, 0); }
 
 /* vm:tainted() -> integer from /proc/sys/kernel/tainted. */
 static int conv_tainted(lua_State *L, int base, int n, lua_Integer arg) {
@@ -168,9 +166,7 @@ static int vm_tainted(lua_State *L) {
   return umb_lua_call(L, umb_lua_check_vm(L, 1), 1, "readfile", &b, conv_tainted, 0);
 }
 
-static int vm_klog(lua_State *L) {
-  return umb_lua_call(L, umb_lua_check_vm(L, 1), 1, "klog", NULL, umb_conv_str, 0);
-}
+static int vm_klog(lua_State *L) { return umb_lua_call(L, umb_lua_check_vm(L, 1), 1, "klog", NULL, umb_conv_str, 0); }
 
 /* vm:readfile(path) / vm:writefile(path, data) run in the agent. */
 static int vm_readfile(lua_State *L) {
@@ -306,8 +302,7 @@ static int vm_gc(lua_State *L) {
 
 static int vm_tostring(lua_State *L) {
   umb_lvm *v = checklvm(L, 1);
-  lua_pushfstring(L, "umlbed.vm %d (%s)", v->svm ? v->svm->index : -1,
-                  v->svm && v->svm->vm ? "running" : "closed");
+  lua_pushfstring(L, "umlbed.vm %d (%s)", v->svm ? v->svm->index : -1, v->svm && v->svm->vm ? "running" : "closed");
   return 1;
 }
 
@@ -315,31 +310,51 @@ static int vm_get(lua_State *L) {
   umb_lvm *v = checklvm(L, 1);
   const char *k = luaL_checkstring(L, 2);
   umb_run_vm *s = v->svm;
-  if (!strcmp(k, "index")) lua_pushinteger(L, s->index);
-  else if (!strcmp(k, "dir")) lua_pushstring(L, s->dir);
-  else if (!strcmp(k, "shared")) lua_pushstring(L, s->shared);
-  else if (!strcmp(k, "console")) lua_pushfstring(L, "%s/console.log", s->dir);
-  else if (!strcmp(k, "cpu")) lua_pushinteger(L, s->cpu);
-  else if (!strcmp(k, "kernel")) lua_pushstring(L, s->run->cfg->kernel);
-  else if (!strcmp(k, "variant")) lua_pushstring(L, s->run->cfg->variant); /* nil when NULL */
-  else if (s->vm && !strcmp(k, "pagesize")) lua_pushinteger(L, umb_vm_pagesize(s->vm));
-  else if (s->vm && !strcmp(k, "release")) lua_pushstring(L, umb_vm_release(s->vm));
-  else if (s->vm && !strcmp(k, "boot_ms")) lua_pushnumber(L, umb_vm_boot_ms(s->vm));
-  else if (s->vm && !strcmp(k, "pid")) lua_pushinteger(L, umb_vm_pid(s->vm));
-  else lua_pushnil(L);
+  if (!strcmp(k, "index"))
+    lua_pushinteger(L, s->index);
+  else if (!strcmp(k, "dir"))
+    lua_pushstring(L, s->dir);
+  else if (!strcmp(k, "shared"))
+    lua_pushstring(L, s->shared);
+  else if (!strcmp(k, "console"))
+    lua_pushfstring(L, "%s/console.log", s->dir);
+  else if (!strcmp(k, "cpu"))
+    lua_pushinteger(L, s->cpu);
+  else if (!strcmp(k, "kernel"))
+    lua_pushstring(L, s->run->cfg->kernel);
+  else if (!strcmp(k, "variant"))
+    lua_pushstring(L, s->run->cfg->variant); /* nil when NULL */
+  else if (s->vm && !strcmp(k, "pagesize"))
+    lua_pushinteger(L, umb_vm_pagesize(s->vm));
+  else if (s->vm && !strcmp(k, "release"))
+    lua_pushstring(L, umb_vm_release(s->vm));
+  else if (s->vm && !strcmp(k, "boot_ms"))
+    lua_pushnumber(L, umb_vm_boot_ms(s->vm));
+  else if (s->vm && !strcmp(k, "pid"))
+    lua_pushinteger(L, umb_vm_pid(s->vm));
+  else
+    lua_pushnil(L);
   return 1;
 }
 
 void umb_lua_open_vm(lua_State *L) {
-  static const luaL_Reg methods[] = {
-      {"spawn", vm_spawn},       {"file", vm_file},     {"invalidate", vm_invalidate},
-      {"trigger", vm_trigger},   {"stats", vm_stats},   {"tainted", vm_tainted},
-      {"klog", vm_klog},         {"readfile", vm_readfile}, {"writefile", vm_writefile},
-      {"exec", vm_exec},         {"insmod", vm_insmod}, {"rmmod", vm_rmmod},
-      {"poweroff", vm_poweroff}, {"request", vm_request}, {"kill", vm_kill},
-      {"loopctl", umb_lua_vm_loopctl},
-      {NULL, NULL}};
-  static const luaL_Reg meta[] = {
-      {"__gc", vm_gc}, {"__close", vm_gc}, {"__tostring", vm_tostring}, {NULL, NULL}};
+  static const luaL_Reg methods[] = {{"spawn", vm_spawn},
+                                     {"file", vm_file},
+                                     {"invalidate", vm_invalidate},
+                                     {"trigger", vm_trigger},
+                                     {"stats", vm_stats},
+                                     {"tainted", vm_tainted},
+                                     {"klog", vm_klog},
+                                     {"readfile", vm_readfile},
+                                     {"writefile", vm_writefile},
+                                     {"exec", vm_exec},
+                                     {"insmod", vm_insmod},
+                                     {"rmmod", vm_rmmod},
+                                     {"poweroff", vm_poweroff},
+                                     {"request", vm_request},
+                                     {"kill", vm_kill},
+                                     {"loopctl", umb_lua_vm_loopctl},
+                                     {NULL, NULL}};
+  static const luaL_Reg meta[] = {{"__gc", vm_gc}, {"__close", vm_gc}, {"__tostring", vm_tostring}, {NULL, NULL}};
   umb_lua_newclass(L, UMB_VM_MT, methods, meta, vm_get);
 }

@@ -25,8 +25,6 @@
 #include "output.h"
 #include "scenario.h"
 
-
-
 static struct {
   uv_loop_t *loop;
   umb_config cfg;
@@ -228,8 +226,8 @@ static int fuzz_params(const char *seed_arg, const char *steps_arg, const char *
   char st[64] = "";
   if (steps_arg) snprintf(st, sizeof st, " --steps %llu", steps);
   if (runs > 1)
-    snprintf(g.fuzz_note, sizeof g.fuzz_note, "umlbed fuzz: seeds %llu..%llu; replay one with: umlbed fuzz --seed SEED%s",
-             seed, seed + runs - 1, st);
+    snprintf(g.fuzz_note, sizeof g.fuzz_note,
+             "umlbed fuzz: seeds %llu..%llu; replay one with: umlbed fuzz --seed SEED%s", seed, seed + runs - 1, st);
   else
     snprintf(g.fuzz_note, sizeof g.fuzz_note, "umlbed fuzz: seed %llu; replay with: umlbed fuzz --seed %llu%s", seed,
              seed, st);
@@ -344,8 +342,7 @@ static void on_scen_done(umb_scen *sc, void *data) {
   umb_scen_free(sc);
   /* Only a run that had the same company from start to end tells what that level costs, and only a lone boot:
    * the vms of a two-node scenario boot side by side and would count their own contention. */
-  if (j->cmin == j->cmax && j->verdict == UMB_OK && j->nboot == 1)
-    umb_jobs_sample(&g.jobs_ctl, j->cmin, j->boot_ms[0]);
+  if (j->cmin == j->cmax && j->verdict == UMB_OK && j->nboot == 1) umb_jobs_sample(&g.jobs_ctl, j->cmin, j->boot_ms[0]);
   umb_jobs_run_done(&g.jobs_ctl);
   g.running--;
   report(j);
@@ -404,8 +401,10 @@ static struct sigaction uv_handlers[NSIG];
 static void stop_handler(int sig, siginfo_t *si, void *uc) {
   umb_stop_signal = sig;
   struct sigaction *h = &uv_handlers[sig];
-  if (h->sa_flags & SA_SIGINFO) h->sa_sigaction(sig, si, uc);
-  else if (h->sa_handler != SIG_DFL && h->sa_handler != SIG_IGN) h->sa_handler(sig);
+  if (h->sa_flags & SA_SIGINFO)
+    h->sa_sigaction(sig, si, uc);
+  else if (h->sa_handler != SIG_DFL && h->sa_handler != SIG_IGN)
+    h->sa_handler(sig);
 }
 
 static void chain_stop_signal(int sig) {
@@ -467,17 +466,51 @@ static void remove_gdb_dir(void) {
 }
 
 int main(int argc, char **argv) {
-  enum { O_KERNEL = 256, O_VARIANT, O_AGENT, O_FILTER, O_TIMEOUT, O_MEM, O_CMDLINE, O_TT, O_JUNIT, O_JSON,
-         O_KEEP, O_GDB, O_BREAK, O_BATCH, O_IGNORE, O_PARAM, O_SEED, O_STEPS, O_RUNS, O_UNSAFE };
-  static const struct option opts[] = {
-      {"kernel", 1, 0, O_KERNEL}, {"variant", 1, 0, O_VARIANT}, {"agent", 1, 0, O_AGENT},
-      {"jobs", 1, 0, 'j'},        {"filter", 1, 0, O_FILTER},   {"timeout", 1, 0, O_TIMEOUT},
-      {"mem", 1, 0, O_MEM},       {"cmdline", 1, 0, O_CMDLINE}, {"time-travel", 0, 0, O_TT},
-      {"junit", 1, 0, O_JUNIT},   {"json", 1, 0, O_JSON},       {"keep", 0, 0, O_KEEP},
-      {"gdb", 0, 0, O_GDB},       {"break", 1, 0, O_BREAK},     {"batch", 0, 0, O_BATCH},
-      {"ignore-warning", 1, 0, O_IGNORE}, {"param", 1, 0, O_PARAM}, {"seed", 1, 0, O_SEED},
-      {"steps", 1, 0, O_STEPS},   {"runs", 1, 0, O_RUNS},       {"help", 0, 0, 'h'},
-      {"unsafe-lua", 0, 0, O_UNSAFE}, {0, 0, 0, 0}};
+  enum {
+    O_KERNEL = 256,
+    O_VARIANT,
+    O_AGENT,
+    O_FILTER,
+    O_TIMEOUT,
+    O_MEM,
+    O_CMDLINE,
+    O_TT,
+    O_JUNIT,
+    O_JSON,
+    O_KEEP,
+    O_GDB,
+    O_BREAK,
+    O_BATCH,
+    O_IGNORE,
+    O_PARAM,
+    O_SEED,
+    O_STEPS,
+    O_RUNS,
+    O_UNSAFE
+  };
+  static const struct option opts[] = {{"kernel", 1, 0, O_KERNEL},
+                                       {"variant", 1, 0, O_VARIANT},
+                                       {"agent", 1, 0, O_AGENT},
+                                       {"jobs", 1, 0, 'j'},
+                                       {"filter", 1, 0, O_FILTER},
+                                       {"timeout", 1, 0, O_TIMEOUT},
+                                       {"mem", 1, 0, O_MEM},
+                                       {"cmdline", 1, 0, O_CMDLINE},
+                                       {"time-travel", 0, 0, O_TT},
+                                       {"junit", 1, 0, O_JUNIT},
+                                       {"json", 1, 0, O_JSON},
+                                       {"keep", 0, 0, O_KEEP},
+                                       {"gdb", 0, 0, O_GDB},
+                                       {"break", 1, 0, O_BREAK},
+                                       {"batch", 0, 0, O_BATCH},
+                                       {"ignore-warning", 1, 0, O_IGNORE},
+                                       {"param", 1, 0, O_PARAM},
+                                       {"seed", 1, 0, O_SEED},
+                                       {"steps", 1, 0, O_STEPS},
+                                       {"runs", 1, 0, O_RUNS},
+                                       {"help", 0, 0, 'h'},
+                                       {"unsafe-lua", 0, 0, O_UNSAFE},
+                                       {0, 0, 0, 0}};
   if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
     fputs(usage, argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
@@ -506,11 +539,21 @@ int main(int argc, char **argv) {
   optind = 2;
   for (int c; (c = getopt_long(argc, argv, "j:h", opts, NULL)) != -1;) {
     switch (c) {
-      case O_KERNEL: kernel = optarg; break;
-      case O_VARIANT: variant = optarg; break;
-      case O_AGENT: agent = optarg; break;
-      case 'j': jobs_arg = optarg; break;
-      case O_FILTER: filter = optarg; break;
+      case O_KERNEL:
+        kernel = optarg;
+        break;
+      case O_VARIANT:
+        variant = optarg;
+        break;
+      case O_AGENT:
+        agent = optarg;
+        break;
+      case 'j':
+        jobs_arg = optarg;
+        break;
+      case O_FILTER:
+        filter = optarg;
+        break;
       case O_TIMEOUT: {
         char *end;
         g.cfg.timeout_s = strtod(optarg, &end);
@@ -523,7 +566,9 @@ int main(int argc, char **argv) {
         g.cfg.timeout_given = 1;
         break;
       }
-      case O_UNSAFE: g.cfg.unsafe_lua = 1; break;
+      case O_UNSAFE:
+        g.cfg.unsafe_lua = 1;
+        break;
       case O_MEM:
         if (umb_mem_check(optarg)) {
           fprintf(stderr, "umlbed: --mem wants a size from 32M to 64G, such as 64M or 1G (got '%s')\n", optarg);
@@ -532,16 +577,30 @@ int main(int argc, char **argv) {
         }
         g.cfg.mem = optarg;
         break;
-      case O_CMDLINE: g.cfg.cmdline = optarg; break;
-      case O_TT: g.cfg.time_travel = 1; break;
-      case O_JUNIT: g.junit = optarg; break;
-      case O_JSON: g.json = optarg; break;
-      case O_KEEP: g.cfg.keep = 1; break;
-      case O_GDB: gdb = 1; break;
+      case O_CMDLINE:
+        g.cfg.cmdline = optarg;
+        break;
+      case O_TT:
+        g.cfg.time_travel = 1;
+        break;
+      case O_JUNIT:
+        g.junit = optarg;
+        break;
+      case O_JSON:
+        g.json = optarg;
+        break;
+      case O_KEEP:
+        g.cfg.keep = 1;
+        break;
+      case O_GDB:
+        gdb = 1;
+        break;
       case O_BREAK:
         if (nbreaks < 64) breaks[nbreaks++] = optarg;
         break;
-      case O_BATCH: batch = 1; break;
+      case O_BATCH:
+        batch = 1;
+        break;
       case O_IGNORE:
         if (nignore < 63) ignore[nignore++] = optarg;
         break;
@@ -553,11 +612,23 @@ int main(int argc, char **argv) {
         }
         add_param(&params, &nparams, "%s", optarg);
         break;
-      case O_SEED: seed_arg = optarg; break;
-      case O_STEPS: steps_arg = optarg; break;
-      case O_RUNS: runs_arg = optarg; break;
-      case 'h': fputs(usage, stdout); status = 0; goto out;
-      default: fputs(usage, stderr); status = 2; goto out;
+      case O_SEED:
+        seed_arg = optarg;
+        break;
+      case O_STEPS:
+        steps_arg = optarg;
+        break;
+      case O_RUNS:
+        runs_arg = optarg;
+        break;
+      case 'h':
+        fputs(usage, stdout);
+        status = 0;
+        goto out;
+      default:
+        fputs(usage, stderr);
+        status = 2;
+        goto out;
     }
   }
   /* A slower host or a heavier kernel gets longer hang guards, never different verdicts. */
@@ -579,7 +650,9 @@ int main(int argc, char **argv) {
     goto out;
   }
   jobs_cache_path(bdir);
-  if (variant && (!*variant || *variant == '.' || strspn(variant, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") != strlen(variant))) {
+  if (variant &&
+      (!*variant || *variant == '.' ||
+       strspn(variant, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") != strlen(variant))) {
     fprintf(stderr, "umlbed: --variant wants a name such as full or gpl-only\n");
     status = 2;
     goto out;
@@ -723,8 +796,10 @@ int main(int argc, char **argv) {
   int bad = 0;
   for (int i = 0; i < g.njobs; i++)
     if (!g.jobs[i].done || (g.jobs[i].verdict != UMB_OK && g.jobs[i].verdict != UMB_SKIP)) bad = 1;
-  if (g.junit && umb_out_junit(g.junit, g.jobs, g.njobs)) fprintf(stderr, "umlbed: cannot write %s\n", g.junit), bad = 1;
-  if (g.json && umb_out_json(g.json, g.jobs, g.njobs, &g.cfg, &g.jobs_ctl)) fprintf(stderr, "umlbed: cannot write %s\n", g.json), bad = 1;
+  if (g.junit && umb_out_junit(g.junit, g.jobs, g.njobs))
+    fprintf(stderr, "umlbed: cannot write %s\n", g.junit), bad = 1;
+  if (g.json && umb_out_json(g.json, g.jobs, g.njobs, &g.cfg, &g.jobs_ctl))
+    fprintf(stderr, "umlbed: cannot write %s\n", g.json), bad = 1;
   status = g.interrupted ? 128 + g.interrupted : bad;
 
 out:

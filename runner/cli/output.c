@@ -54,9 +54,12 @@ int umb_out_junit(const char *path, const job *jobs, int njobs) {
   for (int i = 0; i < njobs; i++) {
     const job *j = &jobs[i];
     total += j->seconds;
-    if (!j->done || j->verdict == UMB_ERROR) errors++;
-    else if (j->verdict == UMB_SKIP) skipped++;
-    else if (j->verdict != UMB_OK) fails++;
+    if (!j->done || j->verdict == UMB_ERROR)
+      errors++;
+    else if (j->verdict == UMB_SKIP)
+      skipped++;
+    else if (j->verdict != UMB_OK)
+      fails++;
   }
   fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n");
   fprintf(f, "<testsuite name=\"umlbed\" tests=\"%d\" failures=\"%d\" errors=\"%d\" skipped=\"%d\" time=\"%.3f\">\n",
@@ -134,10 +137,10 @@ int umb_out_json(const char *path, const job *jobs, int njobs, const umb_config 
   json_object_set_new(root, "runs_per_level", levels);
   json_object_set_new(root, "results", arr);
   json_t *sum = json_object();
-  for (int v = 0; v <= UMB_ERROR; v++) json_object_set_new(sum, umb_verdict_name((umb_verdict)v), json_integer(counts[v]));
+  for (int v = 0; v <= UMB_ERROR; v++)
+    json_object_set_new(sum, umb_verdict_name((umb_verdict)v), json_integer(counts[v]));
   json_object_set_new(root, "summary", sum);
   int rc = json_dump_file(root, path, JSON_INDENT(2) | JSON_ENSURE_ASCII);
   json_decref(root);
   return rc ? -EIO : 0;
 }
-

@@ -24,7 +24,7 @@ typedef struct job {
   int nboot;
   int done;
   int cmin, cmax; /* Fewest and most scenarios running at once while it ran (-j auto samples). */
-  char *broken; /* The file did not load: this message, verdict ERROR, nothing started. */
+  char *broken;   /* The file did not load: this message, verdict ERROR, nothing started. */
 } job;
 
 /* Prints job j's TAP line (number n) and its diagnostic lines. */

@@ -24,15 +24,20 @@ int umb_msg_parse(char *line, size_t len, umb_msg *m) {
     char *e = memchr(p, ' ', (size_t)(line + len - p));
     if (e == NULL) e = line + len;
     *e = '\0';
-    if (i < 3) tok[i] = p;
-    else m->fields[i - 3] = p;
+    if (i < 3)
+      tok[i] = p;
+    else
+      m->fields[i - 3] = p;
     p = e + 1;
   }
   if (umb_num_parse(tok[0], &m->id)) return -EINVAL;
   m->verb = tok[1];
-  if (strcmp(tok[2], "ok") == 0) m->ok = 1;
-  else if (strcmp(tok[2], "err") == 0) m->ok = 0;
-  else return -EINVAL;
+  if (strcmp(tok[2], "ok") == 0)
+    m->ok = 1;
+  else if (strcmp(tok[2], "err") == 0)
+    m->ok = 0;
+  else
+    return -EINVAL;
   if (!m->ok && nf < 1) return -EINVAL;
   m->nfields = (int)nf;
   return 0;

@@ -3,7 +3,7 @@
 #define UMLBED_JOBS_H
 
 #define UMB_JOBS_MAX 256
-#define UMB_JOBS_WINDOW 5  /* Samples kept per concurrency level (the most recent ones). */
+#define UMB_JOBS_WINDOW 5 /* Samples kept per concurrency level (the most recent ones). */
 #define UMB_JOBS_MIN_SAMPLES 3
 #define UMB_JOBS_GAIN 1.10 /* A level must beat the one below by this factor to be kept. */
 /* A trial ends early when the answer is clear (boot times are noisy: one slow boot must not decide). */
@@ -17,19 +17,19 @@
  * c / (median boot at c / median boot at 1): c instances at once, each slowed down by that factor.
  */
 typedef struct umb_jobs {
-  int automatic;                 /* 0: the level is fixed at cap. */
-  int cap;                       /* Highest level tried (auto) or the fixed level. */
-  int level;                     /* Scenarios to run at once now. */
-  int base;                      /* Highest level accepted so far (auto). */
-  int probing;                   /* level == base + 1 is on trial. */
-  int hold;                      /* Completed runs to wait before the next probe. */
-  int backoff;                   /* The hold after the next failed probe (doubles, at most 64). */
+  int automatic; /* 0: the level is fixed at cap. */
+  int cap;       /* Highest level tried (auto) or the fixed level. */
+  int level;     /* Scenarios to run at once now. */
+  int base;      /* Highest level accepted so far (auto). */
+  int probing;   /* level == base + 1 is on trial. */
+  int hold;      /* Completed runs to wait before the next probe. */
+  int backoff;   /* The hold after the next failed probe (doubles, at most 64). */
   double samples[UMB_JOBS_MAX + 1][UMB_JOBS_WINDOW];
   int nsamples[UMB_JOBS_MAX + 1]; /* Samples seen per level (the window keeps the last UMB_JOBS_WINDOW). */
   int runs[UMB_JOBS_MAX + 1];     /* Runs that started at each level, for the report. */
   int probes, accepted;
-  int next_failed;                /* The last trial of base + 1 did not pay. */
-  int verbose;                    /* Decisions to stderr. */
+  int next_failed; /* The last trial of base + 1 did not pay. */
+  int verbose;     /* Decisions to stderr. */
 } umb_jobs;
 
 /* cap: 1..UMB_JOBS_MAX. A fixed controller always answers cap. */

@@ -50,8 +50,10 @@ void umb_reaper_del_dir(const char *dir) {
 
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
   (void)st, (void)ftw;
-  if (flag == FTW_DP) rmdir(path);
-  else unlink(path);
+  if (flag == FTW_DP)
+    rmdir(path);
+  else
+    unlink(path);
   return 0;
 }
 

@@ -10,10 +10,14 @@ static size_t utf8_seq(const unsigned char *p, size_t n) {
   if (p[0] < 0x80) return 1;
   size_t len;
   unsigned cp;
-  if (p[0] >= 0xc2 && p[0] <= 0xdf) len = 2, cp = p[0] & 0x1f;
-  else if (p[0] >= 0xe0 && p[0] <= 0xef) len = 3, cp = p[0] & 0x0f;
-  else if (p[0] >= 0xf0 && p[0] <= 0xf4) len = 4, cp = p[0] & 0x07;
-  else return 0;
+  if (p[0] >= 0xc2 && p[0] <= 0xdf)
+    len = 2, cp = p[0] & 0x1f;
+  else if (p[0] >= 0xe0 && p[0] <= 0xef)
+    len = 3, cp = p[0] & 0x0f;
+  else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+    len = 4, cp = p[0] & 0x07;
+  else
+    return 0;
   if (n < len) return 0;
   for (size_t i = 1; i < len; i++) {
     if ((p[i] & 0xc0) != 0x80) return 0;
@@ -52,23 +56,35 @@ void umb_xml_escape(FILE *f, const char *s) {
   char *clean = umb_utf8_clean(s);
   for (const char *p = clean; p && *p; p++) {
     unsigned char c = (unsigned char)*p;
-    if (c == '<') fputs("&lt;", f);
-    else if (c == '>') fputs("&gt;", f);
-    else if (c == '&') fputs("&amp;", f);
-    else if (c == '"') fputs("&quot;", f);
-    else if (c < 0x20 && c != '\n' && c != '\t' && c != '\r') fprintf(f, "\\x%02x", c);
-    else fputc(c, f);
+    if (c == '<')
+      fputs("&lt;", f);
+    else if (c == '>')
+      fputs("&gt;", f);
+    else if (c == '&')
+      fputs("&amp;", f);
+    else if (c == '"')
+      fputs("&quot;", f);
+    else if (c < 0x20 && c != '\n' && c != '\t' && c != '\r')
+      fprintf(f, "\\x%02x", c);
+    else
+      fputc(c, f);
   }
   free(clean);
 }
 
 void umb_tap_escape(FILE *f, const char *s) {
   for (const unsigned char *p = (const unsigned char *)s; p && *p; p++) {
-    if (*p == '\\') fputs("\\\\", f);
-    else if (*p == '#') fputs("\\#", f);
-    else if (*p == '\n') fputs("\\n", f);
-    else if (*p == '\r') fputs("\\r", f);
-    else if (*p < 0x20 || *p == 0x7f) fprintf(f, "\\x%02x", *p);
-    else fputc(*p, f);
+    if (*p == '\\')
+      fputs("\\\\", f);
+    else if (*p == '#')
+      fputs("\\#", f);
+    else if (*p == '\n')
+      fputs("\\n", f);
+    else if (*p == '\r')
+      fputs("\\r", f);
+    else if (*p < 0x20 || *p == 0x7f)
+      fprintf(f, "\\x%02x", *p);
+    else
+      fputc(*p, f);
   }
 }

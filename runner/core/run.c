@@ -21,12 +21,18 @@ static int cpu_load[CPU_SETSIZE];
 
 const char *umb_verdict_name(umb_verdict v) {
   switch (v) {
-    case UMB_OK: return "ok";
-    case UMB_SKIP: return "SKIP";
-    case UMB_FAILED: return "FAILED";
-    case UMB_CRASHED: return "CRASHED";
-    case UMB_TIMEOUT: return "TIMEOUT";
-    case UMB_ERROR: return "ERROR";
+    case UMB_OK:
+      return "ok";
+    case UMB_SKIP:
+      return "SKIP";
+    case UMB_FAILED:
+      return "FAILED";
+    case UMB_CRASHED:
+      return "CRASHED";
+    case UMB_TIMEOUT:
+      return "TIMEOUT";
+    case UMB_ERROR:
+      return "ERROR";
   }
   return "?";
 }
@@ -307,8 +313,8 @@ int umb_run_vm_spawn(umb_run *r, const char *mem, const char *cmdline, int time_
   char umid[128];
   snprintf(umid, sizeof umid, "umlbed-%d-%p-%d", (int)getpid(), (void *)r, v->index);
   char extra[4096];
-  snprintf(extra, sizeof extra, "%s%s%s", r->cfg->cmdline ? r->cfg->cmdline : "",
-           cmdline && r->cfg->cmdline ? " " : "", cmdline ? cmdline : "");
+  snprintf(extra, sizeof extra, "%s%s%s", r->cfg->cmdline ? r->cfg->cmdline : "", cmdline && r->cfg->cmdline ? " " : "",
+           cmdline ? cmdline : "");
   umb_vm_options o = {
       .kernel = r->cfg->kernel,
       .root = r->root,

@@ -9,32 +9,32 @@
 typedef enum umb_verdict {
   UMB_OK = 0,
   UMB_SKIP,
-  UMB_FAILED,   /* An expectation failed. */
-  UMB_CRASHED,  /* Panic, oops, BUG, warning, or the guest went away. */
+  UMB_FAILED,  /* An expectation failed. */
+  UMB_CRASHED, /* Panic, oops, BUG, warning, or the guest went away. */
   UMB_TIMEOUT,
-  UMB_ERROR,    /* Lua error, runner error, or interrupted. */
+  UMB_ERROR, /* Lua error, runner error, or interrupted. */
 } umb_verdict;
 
 const char *umb_verdict_name(umb_verdict v);
 
 /* Settings shared by every run of one runner invocation. */
 typedef struct umb_config {
-  const char *kernel;       /* UML binary. */
-  const char *agent;        /* Guest agent binary, placed in each hostfs root. */
-  const char *tmpbase;      /* Where run folders are made ($TMPDIR or /tmp). */
-  const char *mem;          /* Default guest memory. */
-  const char *cmdline;      /* Extra kernel command line for every vm. */
+  const char *kernel;  /* UML binary. */
+  const char *agent;   /* Guest agent binary, placed in each hostfs root. */
+  const char *tmpbase; /* Where run folders are made ($TMPDIR or /tmp). */
+  const char *mem;     /* Default guest memory. */
+  const char *cmdline; /* Extra kernel command line for every vm. */
   int time_travel;
-  int keep;                 /* Keep every run folder. */
-  double timeout_s;         /* Per scenario; 0 means none. */
-  int timeout_given;        /* --timeout was given: it overrides the scenario's own timeout. */
-  double timeout_scale;     /* $UMLBED_TIMEOUT_SCALE: multiplies the default and each scenario's own timeout. */
-  const char *gdb_script;   /* Run kernels under gdb with this script. */
+  int keep;               /* Keep every run folder. */
+  double timeout_s;       /* Per scenario; 0 means none. */
+  int timeout_given;      /* --timeout was given: it overrides the scenario's own timeout. */
+  double timeout_scale;   /* $UMLBED_TIMEOUT_SCALE: multiplies the default and each scenario's own timeout. */
+  const char *gdb_script; /* Run kernels under gdb with this script. */
   int gdb_interactive;
   const char *const *ignore; /* --ignore-warning texts, NULL-terminated (or NULL). */
   const char *const *params; /* --param KEY=VALUE overrides of the matrix, NULL-terminated (or NULL). */
-  const char *variant;      /* NAME when kernel is .../kernel/NAME/obj/linux, else NULL. */
-  int unsafe_lua;           /* --unsafe-lua: no sandbox. */
+  const char *variant;       /* NAME when kernel is .../kernel/NAME/obj/linux, else NULL. */
+  int unsafe_lua;            /* --unsafe-lua: no sandbox. */
 } umb_config;
 
 typedef struct umb_run umb_run;
@@ -42,26 +42,26 @@ typedef struct umb_run_vm umb_run_vm;
 
 /* What a run's instance reports to the layer that started it (all optional). */
 typedef struct umb_run_vm_ops {
-  void (*ready)(umb_run_vm *v);    /* The agent is ready. */
+  void (*ready)(umb_run_vm *v); /* The agent is ready. */
   /* A worker ended (pid, "exit:N" or "signal:N"); pid 0 and status NULL: no more will come (the vm is gone). */
   void (*exited)(umb_run_vm *v, uint64_t pid, const char *status);
   void (*powered_off)(umb_run_vm *v); /* Died after umb_run_vm_expect_exit(): not a crash. */
-  void (*free_user)(void *user);   /* The run frees the instance: release what user points to. */
+  void (*free_user)(void *user);      /* The run frees the instance: release what user points to. */
 } umb_run_vm_ops;
 
 /* An instance as its run sees it; owned by the run until the run ends, so pointers to it never dangle. */
 struct umb_run_vm {
   umb_run *run;
-  umb_vm *vm;         /* NULL once closed. */
+  umb_vm *vm; /* NULL once closed. */
   int index;
   int cpu;
-  int expect_exit;    /* poweroff() or kill() was asked for: death is not a crash. */
+  int expect_exit; /* poweroff() or kill() was asked for: death is not a crash. */
   int gone;
   char dir[4096];
-  char root[4096];    /* Hostfs root (shared by the run's vms). */
-  char shared[4096];  /* Host path of /shared. */
+  char root[4096];   /* Hostfs root (shared by the run's vms). */
+  char shared[4096]; /* Host path of /shared. */
   const umb_run_vm_ops *ops;
-  void *user;         /* For the layer that spawned it. */
+  void *user; /* For the layer that spawned it. */
 };
 
 /* What the layer above learns of its run. */
@@ -70,7 +70,7 @@ typedef struct umb_run_ops {
   /* Every instance is closed; the folder goes next. Work that must end first may umb_run_hold() the run. */
   void (*closed)(umb_run *r);
   void (*timeout)(umb_run *r, umb_buf *what); /* The deadline passed: append "; waiting for ..." to what. */
-  void (*done)(umb_run *r);      /* Exactly once: everything the run started is gone. */
+  void (*done)(umb_run *r);                   /* Exactly once: everything the run started is gone. */
 } umb_run_ops;
 
 /* The result of a finished run. */
@@ -95,11 +95,11 @@ struct umb_run {
   int nvms;
   uv_timer_t timer;
   uv_timer_t grace;
-  double timeout_s;    /* 0: none. */
+  double timeout_s; /* 0: none. */
   int finishing;
   int interrupted;
-  int nclosing;        /* Instances still closing. */
-  int nholds;          /* What must end before ops->done: folder removal, timers, umb_run_hold(). */
+  int nclosing; /* Instances still closing. */
+  int nholds;   /* What must end before ops->done: folder removal, timers, umb_run_hold(). */
   int nfails;
   int allow_warnings;
   umb_verdict verdict;

@@ -49,12 +49,18 @@ umb_finding umb_scanner_classify(const char *line) {
 
 const char *umb_finding_name(umb_finding f) {
   switch (f) {
-    case UMB_FIND_NONE: return "none";
-    case UMB_FIND_WARNING: return "kernel WARNING";
-    case UMB_FIND_LOCKDEP: return "lockdep report";
-    case UMB_FIND_BUG: return "kernel BUG";
-    case UMB_FIND_OOPS: return "kernel Oops";
-    case UMB_FIND_PANIC: return "kernel panic";
+    case UMB_FIND_NONE:
+      return "none";
+    case UMB_FIND_WARNING:
+      return "kernel WARNING";
+    case UMB_FIND_LOCKDEP:
+      return "lockdep report";
+    case UMB_FIND_BUG:
+      return "kernel BUG";
+    case UMB_FIND_OOPS:
+      return "kernel Oops";
+    case UMB_FIND_PANIC:
+      return "kernel panic";
   }
   return "?";
 }

@@ -32,7 +32,7 @@ void umb_msg_free(umb_msg *m);
 typedef struct umb_lines {
   umb_buf buf;
   size_t max;
-  int overflow;  /* The current line has exceeded max and is being discarded. */
+  int overflow; /* The current line has exceeded max and is being discarded. */
 } umb_lines;
 
 /* Called once per complete line (without the newline, NUL-terminated in place). A
@@ -48,11 +48,11 @@ void umb_lines_free(umb_lines *l);
 
 typedef enum umb_finding {
   UMB_FIND_NONE = 0,
-  UMB_FIND_WARNING,  /* "WARNING:" (the kernel keeps running). */
-  UMB_FIND_LOCKDEP,  /* Lockdep: "possible circular locking" and other "WARNING: possible". */
-  UMB_FIND_BUG,      /* "BUG:" */
-  UMB_FIND_OOPS,     /* "Oops" */
-  UMB_FIND_PANIC,    /* "Kernel panic" */
+  UMB_FIND_WARNING, /* "WARNING:" (the kernel keeps running). */
+  UMB_FIND_LOCKDEP, /* Lockdep: "possible circular locking" and other "WARNING: possible". */
+  UMB_FIND_BUG,     /* "BUG:" */
+  UMB_FIND_OOPS,    /* "Oops" */
+  UMB_FIND_PANIC,   /* "Kernel panic" */
 } umb_finding;
 
 /* Whether a finding means the kernel is dead or dying (as opposed to a warning). */
@@ -61,18 +61,18 @@ typedef enum umb_finding {
 /* Scans a console stream line by line and keeps it for excerpts. */
 typedef struct umb_scanner {
   umb_lines lines;
-  umb_buf log;          /* The most recent complete lines, at most about log_max bytes (older ones dropped). */
+  umb_buf log; /* The most recent complete lines, at most about log_max bytes (older ones dropped). */
   size_t log_max;
   size_t nlines;
-  umb_buf recent;       /* The last few lines, for the context before a finding. */
+  umb_buf recent; /* The last few lines, for the context before a finding. */
   size_t nrecent;
-  umb_buf found;        /* The first finding with a few lines before and after it, kept however long the console. */
-  size_t found_more;    /* Lines still to add to found. */
-  umb_finding first;    /* First finding (NONE if none). */
-  umb_finding worst;    /* Most severe finding. */
-  size_t first_lineno;  /* 1-based line number of the first finding. */
+  umb_buf found;       /* The first finding with a few lines before and after it, kept however long the console. */
+  size_t found_more;   /* Lines still to add to found. */
+  umb_finding first;   /* First finding (NONE if none). */
+  umb_finding worst;   /* Most severe finding. */
+  size_t first_lineno; /* 1-based line number of the first finding. */
   const char *const *ignore; /* NULL-terminated substrings: warnings whose line matches are not findings. */
-  size_t nignored;      /* Warnings ignored that way. */
+  size_t nignored;           /* Warnings ignored that way. */
 } umb_scanner;
 
 void umb_scanner_init(umb_scanner *s);
@@ -101,43 +101,41 @@ typedef void (*umb_req_cb)(umb_req *req, int status, umb_msg *reply);
 struct umb_req {
   uint64_t id;
   umb_req_cb cb;
-  void *data;  /* For the caller. */
+  void *data; /* For the caller. */
   umb_vm *vm;
   umb_req *next;
 };
 
 typedef enum umb_vm_event {
-  UMB_VM_READY,    /* The agent sent "ready". */
-  UMB_VM_FINDING,  /* The console scanner found something; see umb_vm_scanner(). */
-  UMB_VM_DEAD,     /* UML exited, or a protocol stream ended or broke, without umb_vm_kill(). */
-  UMB_VM_GONE,     /* Every process of the instance has exited after umb_vm_kill() or death. */
-  UMB_VM_EXITED,   /* The agent's "exited" event: a worker ended and was reaped; see umb_vm_exited(). */
+  UMB_VM_READY,   /* The agent sent "ready". */
+  UMB_VM_FINDING, /* The console scanner found something; see umb_vm_scanner(). */
+  UMB_VM_DEAD,    /* UML exited, or a protocol stream ended or broke, without umb_vm_kill(). */
+  UMB_VM_GONE,    /* Every process of the instance has exited after umb_vm_kill() or death. */
+  UMB_VM_EXITED,  /* The agent's "exited" event: a worker ended and was reaped; see umb_vm_exited(). */
 } umb_vm_event;
 
 typedef void (*umb_vm_event_cb)(umb_vm *vm, umb_vm_event ev, void *data);
 
 typedef struct umb_vm_options {
-  const char *kernel;    /* Path to the UML binary. */
-  const char *root;      /* Hostfs root folder (absolute). */
-  const char *dir;       /* This instance's own folder: console.log, uml/, tmp/ (absolute). */
+  const char *kernel; /* Path to the UML binary. */
+  const char *root;   /* Hostfs root folder (absolute). */
+  const char *dir;    /* This instance's own folder: console.log, uml/, tmp/ (absolute). */
   const char *umid;
-  const char *mem;       /* e.g. "64M" */
-  const char *cmdline;   /* Extra kernel command line, split at spaces (may be NULL). */
-  int time_travel;       /* Add time-travel=inf-cpu. */
-  int cpu;               /* Host CPU to pin to, or -1. */
-  const char *gdb;       /* If set: run the kernel under this gdb script (batch mode). */
-  int gdb_interactive;   /* gdb keeps the terminal. */
+  const char *mem;           /* e.g. "64M" */
+  const char *cmdline;       /* Extra kernel command line, split at spaces (may be NULL). */
+  int time_travel;           /* Add time-travel=inf-cpu. */
+  int cpu;                   /* Host CPU to pin to, or -1. */
+  const char *gdb;           /* If set: run the kernel under this gdb script (batch mode). */
+  int gdb_interactive;       /* gdb keeps the terminal. */
   const char *const *ignore; /* Console warnings that are not findings (see umb_scanner). */
 } umb_vm_options;
 
 /* Spawn a UML instance. On success *out is set and cb gets its events; on failure
  * (negative errno) nothing was started and cb is never called. */
-int umb_vm_spawn(uv_loop_t *loop, const umb_vm_options *opt, umb_vm_event_cb cb, void *data,
-                 umb_vm **out);
+int umb_vm_spawn(uv_loop_t *loop, const umb_vm_options *opt, umb_vm_event_cb cb, void *data, umb_vm **out);
 /* Send "ID PID VERB ARGS" (args already encoded, may be NULL). On success req->cb is called
  * exactly once; on failure (negative errno) never. */
-int umb_vm_request(umb_vm *vm, umb_req *req, uint64_t pid, const char *verb, const char *args,
-                   umb_req_cb cb);
+int umb_vm_request(umb_vm *vm, umb_req *req, uint64_t pid, const char *verb, const char *args, umb_req_cb cb);
 /* Kill the instance's process group; pending requests complete with -ECANCELED. The
  * UMB_VM_GONE event follows once every process has exited. Idempotent. */
 void umb_vm_kill(umb_vm *vm);

@@ -22,23 +22,23 @@
 struct umb_vm {
   uv_loop_t *loop;
   uv_process_t proc;
-  uv_pipe_t con;   /* Console (UML stdout/stderr) → runner. */
-  uv_pipe_t tx;    /* Runner → guest (UML fd 3). */
-  uv_pipe_t rx;    /* Guest (UML fd 4) → runner. */
+  uv_pipe_t con; /* Console (UML stdout/stderr) → runner. */
+  uv_pipe_t tx;  /* Runner → guest (UML fd 3). */
+  uv_pipe_t rx;  /* Guest (UML fd 4) → runner. */
   uv_timer_t gone_timer;
-  int nhandles;    /* Initialised handles not yet closed. */
+  int nhandles; /* Initialised handles not yet closed. */
   umb_vm_event_cb cb;
   void *data;
   void (*close_cb)(void *data);
   void *close_data;
 
   int pid;
-  int uml_pid;      /* From uml_dir/UMID/pid when it differs from pid (gdb). */
+  int uml_pid; /* From uml_dir/UMID/pid when it differs from pid (gdb). */
   char *pidfile;
   int logfd;
   umb_scanner scan;
   umb_lines proto;
-  umb_msg msg;      /* The last reply parsed; its field array is reused. */
+  umb_msg msg; /* The last reply parsed; its field array is reused. */
   umb_req *pending;
   uint64_t next_id;
 
@@ -49,7 +49,7 @@ struct umb_vm {
   char death_text[512];
   long pagesize;
   char release[128];
-  uint64_t exit_pid;      /* The last "exited" event, for umb_vm_exited(). */
+  uint64_t exit_pid; /* The last "exited" event, for umb_vm_exited(). */
   char exit_status[32];
   uint64_t t_spawn, t_ready;
   uint64_t gone_started;
@@ -102,9 +102,12 @@ int umb_mem_check(const char *mem) {
   unsigned long long v = strtoull(mem, &end, 10);
   if (end == mem || *mem < '0' || *mem > '9' || errno) return -EINVAL;
   unsigned long long mult = 1;
-  if (*end == 'K' || *end == 'k') mult = 1ull << 10, end++;
-  else if (*end == 'M' || *end == 'm') mult = 1ull << 20, end++;
-  else if (*end == 'G' || *end == 'g') mult = 1ull << 30, end++;
+  if (*end == 'K' || *end == 'k')
+    mult = 1ull << 10, end++;
+  else if (*end == 'M' || *end == 'm')
+    mult = 1ull << 20, end++;
+  else if (*end == 'G' || *end == 'g')
+    mult = 1ull << 30, end++;
   if (*end || v > (UMB_MEM_MAX / mult)) return -EINVAL;
   return v * mult >= UMB_MEM_MIN ? 0 : -EINVAL;
 }
@@ -129,8 +132,7 @@ static void vm_check_gone(umb_vm *vm) {
       uv_timer_start(&vm->gone_timer, on_gone_timer, VM_GONE_POLL_MS, VM_GONE_POLL_MS);
     return;
   }
-  if (alive) fprintf(stderr, "umlbed: processes of group %d survived SIGKILL for %d ms\n", vm->pid,
-                     VM_GONE_LIMIT_MS);
+  if (alive) fprintf(stderr, "umlbed: processes of group %d survived SIGKILL for %d ms\n", vm->pid, VM_GONE_LIMIT_MS);
   uv_timer_stop(&vm->gone_timer);
   vm->gone = 1;
   if (!alive) umb_reaper_del_group(vm->pid);
@@ -186,8 +188,8 @@ static void vm_orphan_error(umb_vm *vm, const umb_msg *m) {
     if (umb_pct_decode(f, &n) == 0) snprintf(msg, sizeof msg, "%.*s", (int)n, f);
   }
   snprintf(vm->death_text, sizeof vm->death_text,
-           "protocol error: the agent answered a request it could not attribute: %.32s %s: %s", m->verb,
-           m->fields[0], msg);
+           "protocol error: the agent answered a request it could not attribute: %.32s %s: %s", m->verb, m->fields[0],
+           msg);
   vm_die(vm, vm->death_text);
 }
 
@@ -224,8 +226,7 @@ static int on_proto_line(void *arg, char *line, size_t len, int toolong) {
     }
     if (!vm->ready) return 0;
     /* A worker ended (the agent has reaped it, so its mm is gone): tell whoever waits for it. */
-    if (strcmp(m->verb, "exited") == 0 && m->ok && m->nfields >= 2 &&
-        umb_num_parse(m->fields[0], &vm->exit_pid) == 0) {
+    if (strcmp(m->verb, "exited") == 0 && m->ok && m->nfields >= 2 && umb_num_parse(m->fields[0], &vm->exit_pid) == 0) {
       snprintf(vm->exit_status, sizeof vm->exit_status, "%s", m->fields[1]);
       vm_emit(vm, UMB_VM_EXITED);
       return 0;
@@ -270,8 +271,7 @@ static void on_write(uv_write_t *w, int status) {
   if (status < 0 && status != UV_ECANCELED) vm_die(vm, "write to the agent failed");
 }
 
-int umb_vm_request(umb_vm *vm, umb_req *req, uint64_t pid, const char *verb, const char *args,
-                   umb_req_cb cb) {
+int umb_vm_request(umb_vm *vm, umb_req *req, uint64_t pid, const char *verb, const char *args, umb_req_cb cb) {
   if (vm->dead || vm->killed || vm->closing) return -EPIPE;
   if (!vm->ready) return -EAGAIN;
   /* Refused here, the request is never sent: a bad one would have the agent answer EINVAL or ENOSYS anyway, and
@@ -384,8 +384,7 @@ void umb_vm_close(umb_vm *vm, void (*close_cb)(void *data), void *data) {
 
 static int mkpipe(int fds[2]) { return uv_pipe(fds, 0, 0); }
 
-int umb_vm_spawn(uv_loop_t *loop, const umb_vm_options *opt, umb_vm_event_cb cb, void *data,
-                 umb_vm **out) {
+int umb_vm_spawn(uv_loop_t *loop, const umb_vm_options *opt, umb_vm_event_cb cb, void *data, umb_vm **out) {
   int rc, devnull = -1, con[2] = {-1, -1}, tx[2] = {-1, -1}, rx[2] = {-1, -1};
   char *args[VM_ARGS_MAX + 16];
   int nargs = 0;
@@ -630,6 +629,4 @@ const char *umb_vm_exited(const umb_vm *vm, uint64_t *pid) {
   *pid = vm->exit_pid;
   return vm->exit_status;
 }
-double umb_vm_boot_ms(const umb_vm *vm) {
-  return vm->ready ? (double)(vm->t_ready - vm->t_spawn) / 1e6 : -1;
-}
+double umb_vm_boot_ms(const umb_vm *vm) { return vm->ready ? (double)(vm->t_ready - vm->t_spawn) / 1e6 : -1; }

@@ -96,9 +96,10 @@ static void sandbox(lua_State *L) {
   static const char *const os_[] = {"exit", "execute", NULL};
   static const char *const io_[] = {"popen", NULL};
   static const char *const package_[] = {"loadlib", NULL};
-  static const char *const debug_[] = {"debug", "sethook", "gethook", "setlocal", "setupvalue", "upvaluejoin",
-                                       "setmetatable", "setuservalue", "setregistry", "getregistry", "setcstacklimit",
-                                       "getlocal", "getupvalue", "upvalueid", "getuservalue", NULL};
+  static const char *const debug_[] = {"debug",       "sethook",     "gethook",        "setlocal",
+                                       "setupvalue",  "upvaluejoin", "setmetatable",   "setuservalue",
+                                       "setregistry", "getregistry", "setcstacklimit", "getlocal",
+                                       "getupvalue",  "upvalueid",   "getuservalue",   NULL};
   set_nil(L, "os", os_);
   set_nil(L, "io", io_);
   set_nil(L, "package", package_);
@@ -157,8 +158,10 @@ static int search_text(lua_State *L) {
 static void set_path(lua_State *L, const char *file, int unsafe) {
   const char *slash = strrchr(file, '/');
   lua_getglobal(L, "package");
-  if (slash) lua_pushlstring(L, file, (size_t)(slash - file));
-  else lua_pushliteral(L, ".");
+  if (slash)
+    lua_pushlstring(L, file, (size_t)(slash - file));
+  else
+    lua_pushliteral(L, ".");
   lua_pushfstring(L, "%s/?.lua;%s/?/init.lua", lua_tostring(L, -1), lua_tostring(L, -1));
   lua_remove(L, -2);
   if (unsafe) {
@@ -388,8 +391,10 @@ static void matrix_where(lua_State *L, const char *file) {
     }
   }
   if (f) fclose(f);
-  if (found) lua_pushfstring(L, "%s:%d: ", file, found);
-  else lua_pushfstring(L, "%s: ", file);
+  if (found)
+    lua_pushfstring(L, "%s:%d: ", file, found);
+  else
+    lua_pushfstring(L, "%s: ", file);
 }
 
 /* A matrix error (message on top) as an error naming the file and the matrix's line. */
@@ -453,4 +458,3 @@ int umb_scen_describe(const char *file, const char *const *params, int unsafe, d
   lua_close(L);
   return rc;
 }
-

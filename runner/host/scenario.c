@@ -37,8 +37,7 @@ static int prepare_protected(lua_State *L) {
     /* Anything but a positive finite number would silently turn the hang guard off. */
     double v = lua_type(L, -1) == LUA_TNUMBER ? lua_tonumber(L, -1) : -1;
     if (!(v > 0) || v > 1e9)
-      return luaL_error(L, "%s: timeout must be a positive number of seconds (or a function returning one)",
-                        sc->file);
+      return luaL_error(L, "%s: timeout must be a positive number of seconds (or a function returning one)", sc->file);
     if (!sc->cfg->timeout_given && !sc->cfg->gdb_interactive)
       sc->timeout_s = v * (sc->cfg->timeout_scale > 0 ? sc->cfg->timeout_scale : 1);
   }
@@ -62,7 +61,6 @@ static int prepare_protected(lua_State *L) {
   return 0;
 }
 
-
 /* The core's calls upward. */
 static void on_finishing(umb_run *r) {
   umb_scen *sc = r->user;
@@ -78,7 +76,8 @@ static void on_closed(umb_run *r) {
   umb_scen *sc = r->user;
   if (sc->L) {
     /* Finalizers are scenario code: a __gc that loops gets the hook's errors after this grace. */
-    sc->deadline = uv_hrtime() + (uint64_t)(CLOSE_GRACE_S * (sc->cfg->timeout_scale > 0 ? sc->cfg->timeout_scale : 1) * 1e9);
+    sc->deadline =
+        uv_hrtime() + (uint64_t)(CLOSE_GRACE_S * (sc->cfg->timeout_scale > 0 ? sc->cfg->timeout_scale : 1) * 1e9);
     lua_close(sc->L);
     sc->L = NULL;
   }

@@ -21,9 +21,9 @@ typedef enum umb_task_state {
 typedef struct umb_task {
   umb_scen *sc;
   lua_State *co;
-  int index;                    /* 0 for the run function; 1, 2, ... in t:go() order. */
-  int coref;                    /* Registry reference that anchors co while the task runs. */
-  int resref;                   /* Registry reference of the results table or error string. */
+  int index;  /* 0 for the run function; 1, 2, ... in t:go() order. */
+  int coref;  /* Registry reference that anchors co while the task runs. */
+  int resref; /* Registry reference of the results table or error string. */
   umb_task_state state;
   int nargs;                    /* Values on co to resume it with when it runs next. */
   int waited;                   /* task:wait() has seen its end (an error is then not reported). */
@@ -34,7 +34,6 @@ typedef struct umb_task {
   char where[256];              /* file:line of the t:go() call. */
 } umb_task;
 
-
 /* What a finished scenario leaves. */
 typedef struct umb_scen_result {
   const umb_result *run; /* Verdict, time, diagnostics, kept folder, boot times. */
@@ -42,23 +41,23 @@ typedef struct umb_scen_result {
 } umb_scen_result;
 
 struct umb_scen {
-  umb_run run;         /* The core's part: folder, vms, deadline, verdict. */
+  umb_run run; /* The core's part: folder, vms, deadline, verdict. */
   uv_loop_t *loop;
   const umb_config *cfg;
   char *file;
-  char *name;          /* Display name, with parameters. */
-  int combo;           /* Index in the matrix (0 without a matrix). */
+  char *name; /* Display name, with parameters. */
+  int combo;  /* Index in the matrix (0 without a matrix). */
   lua_State *L;
-  umb_task *tasks;     /* Task 0 (the run function) first, then t:go() tasks. */
+  umb_task *tasks; /* Task 0 (the run function) first, then t:go() tasks. */
   umb_task *qhead, *qtail;
   int ntasks;
-  uv_idle_t runq;      /* Active while tasks are queued: resumes them outside any Lua call. */
-  double timeout_s;    /* This run's timeout. */
-  char *skip;          /* The scenario's skip reason, if any. */
-  uint64_t deadline;   /* uv_hrtime() after which the run is over (0: none). */
-  int busy_timeout;    /* Lua code ran past the deadline without yielding. */
-  int hook_stopped;    /* The deadline hook has just parked the running task for good. */
-  umb_buf prints;      /* What the scenario print()ed, one line per call. */
+  uv_idle_t runq;    /* Active while tasks are queued: resumes them outside any Lua call. */
+  double timeout_s;  /* This run's timeout. */
+  char *skip;        /* The scenario's skip reason, if any. */
+  uint64_t deadline; /* uv_hrtime() after which the run is over (0: none). */
+  int busy_timeout;  /* Lua code ran past the deadline without yielding. */
+  int hook_stopped;  /* The deadline hook has just parked the running task for good. */
+  umb_buf prints;    /* What the scenario print()ed, one line per call. */
   void (*done_cb)(umb_scen *sc, void *data);
   void *data;
   umb_scen_result result;

@@ -39,11 +39,9 @@ static void deadline_hook(lua_State *L, lua_Debug *ar) {
     lua_yield(L, 0);
     return;
   }
-  luaL_error(L, late ? "the scenario's Lua code ran past the timeout without waiting for the guest"
-                     : "stopped by a signal");
+  luaL_error(
+      L, late ? "the scenario's Lua code ran past the timeout without waiting for the guest" : "stopped by a signal");
 }
-
-
 
 /* The hook for a new Lua thread of the scenario: always on, since a signal must stop even --timeout 0 runs. */
 void umb_host_set_hook(lua_State *co) { lua_sethook(co, deadline_hook, LUA_MASKCOUNT, HOOK_COUNT); }
@@ -96,8 +94,10 @@ static void task_queue(umb_task *t) {
   umb_scen *sc = t->sc;
   t->state = UMB_TASK_RUNNABLE;
   t->qnext = NULL;
-  if (sc->qtail) sc->qtail->qnext = t;
-  else sc->qhead = t;
+  if (sc->qtail)
+    sc->qtail->qnext = t;
+  else
+    sc->qhead = t;
   sc->qtail = t;
   if (!sc->run.finishing) uv_idle_start(&sc->runq, on_runq);
 }
@@ -111,8 +111,10 @@ umb_task *umb_task_new(umb_scen *sc, lua_State *co, int coref, int nargs, const 
   t->resref = LUA_NOREF;
   t->index = sc->ntasks++;
   t->nargs = nargs;
-  if (t->index == 0) snprintf(t->where, sizeof t->where, "the run function");
-  else snprintf(t->where, sizeof t->where, "task %d (t:go at %s)", t->index, where);
+  if (t->index == 0)
+    snprintf(t->where, sizeof t->where, "the run function");
+  else
+    snprintf(t->where, sizeof t->where, "task %d (t:go at %s)", t->index, where);
   *(umb_task **)lua_getextraspace(co) = t;
   umb_host_set_hook(co);
   umb_task **pp = &sc->tasks;
@@ -212,8 +214,9 @@ static void task_run(umb_task *t) {
     /* Guest calls, boots and task:wait() say what they wait for; a bare yield would park the
      * task forever. */
     if (t->pending_what) return;
-    lua_pushstring(t->co, "coroutine.yield() outside a coroutine of the scenario's own: only guest calls and "
-                          "task:wait() may suspend the run function or a task");
+    lua_pushstring(t->co,
+                   "coroutine.yield() outside a coroutine of the scenario's own: only guest calls and "
+                   "task:wait() may suspend the run function or a task");
     st = LUA_ERRRUN;
   }
   if (st != LUA_OK && is_abort(t->co)) {
@@ -270,4 +273,3 @@ static void on_runq(uv_idle_t *h) {
   }
   if (sc->qhead == NULL || sc->run.finishing) uv_idle_stop(h);
 }
-

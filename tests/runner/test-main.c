@@ -19,12 +19,12 @@ static int failures_in_test;
 static char self_exe[4096];
 static const char *datadir = "tests/data";
 
-#define CHECK(cond)                                                                     \
-  do {                                                                                  \
-    if (!(cond)) {                                                                      \
-      printf("#   %s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);               \
-      failures_in_test++;                                                               \
-    }                                                                                   \
+#define CHECK(cond)                                                       \
+  do {                                                                    \
+    if (!(cond)) {                                                        \
+      printf("#   %s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+      failures_in_test++;                                                 \
+    }                                                                     \
   } while (0)
 
 /* ---- The fake UML: speaks the agent protocol on fds 3/4 and writes a console on stdout. ---- */
@@ -77,8 +77,9 @@ static int fake_uml(const char *mode) {
       } else if (!strcmp(verb, "die")) {
         _exit(1);
       } else if (!strcmp(verb, "panic")) {
-        fake_write(1, "[    0.100000] Kernel panic - not syncing: fake panic\n[    0.100000] Call Trace:\n"
-                      "[    0.100000]  [<6021f56b>] panic+0x1c0/0x38d\n");
+        fake_write(1,
+                   "[    0.100000] Kernel panic - not syncing: fake panic\n[    0.100000] Call Trace:\n"
+                   "[    0.100000]  [<6021f56b>] panic+0x1c0/0x38d\n");
         _exit(1);
       } else if (!strcmp(verb, "warn")) {
         /* Like the kernel: the console line is written before the reply. */
@@ -224,8 +225,8 @@ static void test_msg_parse(void) {
   CHECK(parse("9 trigger err EINVAL bad%20line", m, buf) == 0 && !m->ok && m->nfields == 2);
   CHECK(parse("0 ready ok 1 4096 6.1.192", m, buf) == 0 && m->id == 0 && m->nfields == 3);
   /* Garbage of every kind is -EINVAL, never a crash. */
-  const char *bad[] = {"", "hello", "1 x", "1 x maybe", "x y ok", "1  x ok", "1 x ok ", " 1 x ok", "1 x err",
-                       "99999999999999999999999 x ok"};
+  const char *bad[] = {"",        "hello",   "1 x",     "1 x maybe", "x y ok",
+                       "1  x ok", "1 x ok ", " 1 x ok", "1 x err",   "99999999999999999999999 x ok"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) CHECK(parse(bad[i], m, buf) == -EINVAL);
   char nul[] = {'1', ' ', 'x', '\0', 'o', 'k'};
   CHECK(umb_msg_parse(nul, sizeof nul, m) == -EINVAL);
@@ -448,8 +449,9 @@ static void test_scanner_long_console(void) {
     int n = snprintf(line, sizeof line, "[%5d.000000] filler line %d of a chatty console, printed by a test\n", i, i);
     umb_scanner_feed(&s, line, (size_t)n);
   }
-  const char *tail = "[40000.000000] sysrq: Trigger a crash\n[40000.000001] Kernel panic - not syncing: late\n"
-                     "[40000.000002] Call Trace:\n";
+  const char *tail =
+      "[40000.000000] sysrq: Trigger a crash\n[40000.000001] Kernel panic - not syncing: late\n"
+      "[40000.000002] Call Trace:\n";
   umb_scanner_feed(&s, tail, strlen(tail));
   umb_scanner_finish(&s);
   CHECK(s.first == UMB_FIND_PANIC && s.first_lineno == 40002);
@@ -487,8 +489,7 @@ static void test_scanner_classify(void) {
   CHECK(umb_scanner_classify("[    1.0] Oops: 0000 [#1] PREEMPT") == UMB_FIND_OOPS);
   CHECK(umb_scanner_classify("[    1.0] BUG: sleeping function called from invalid context") == UMB_FIND_BUG);
   CHECK(umb_scanner_classify("[    1.0] WARNING: CPU: 0 PID: 1 at mm/x.c:1 f+0x0/0x1") == UMB_FIND_WARNING);
-  CHECK(umb_scanner_classify("[    1.0] WARNING: possible circular locking dependency detected") ==
-        UMB_FIND_LOCKDEP);
+  CHECK(umb_scanner_classify("[    1.0] WARNING: possible circular locking dependency detected") == UMB_FIND_LOCKDEP);
   CHECK(umb_scanner_classify("[    1.0] WARNING: possible recursive locking detected") == UMB_FIND_LOCKDEP);
   CHECK(umb_scanner_classify("[    1.0] Run /umlbed-agent as init process") == UMB_FIND_NONE);
   /* Text a guest program writes to /dev/console has no printk stamp: never a finding. */
@@ -511,7 +512,7 @@ typedef struct vmt {
   char fields[8][64];
   uint64_t order[8];
   umb_req reqs[8];
-  char death[512]; /* A copy: the vm's text goes with the vm. */
+  char death[512];            /* A copy: the vm's text goes with the vm. */
   const char *after_ready[8]; /* Verbs to send once ready. */
   int kill_after_replies;     /* Kill once this many replies arrived (0: after ready + sends). */
   int kill_on_ready;
@@ -556,8 +557,11 @@ static void on_event(umb_vm *vm, umb_vm_event ev, void *data) {
       }
       if (v->kill_on_ready) umb_vm_kill(vm);
       break;
-    case UMB_VM_FINDING: v->finding++; break;
-    case UMB_VM_EXITED: break;
+    case UMB_VM_FINDING:
+      v->finding++;
+      break;
+    case UMB_VM_EXITED:
+      break;
     case UMB_VM_DEAD:
       v->dead++;
       snprintf(v->death, sizeof v->death, "%s", umb_vm_death(vm) ? umb_vm_death(vm) : "");
@@ -726,9 +730,15 @@ static double simulate(umb_jobs *j, host_fn boot, int nruns) {
 }
 
 /* Scales perfectly: boots take as long whatever the level (wobbling by 5 %). */
-static double host_good(int level, int run) { (void)level; return 150 * (run % 3 == 0 ? 1.05 : 0.97); }
+static double host_good(int level, int run) {
+  (void)level;
+  return 150 * (run % 3 == 0 ? 1.05 : 0.97);
+}
 /* Concurrent mm work costs 3.4 times as much (the host): -j 2 is slower than -j 1. */
-static double host_bad(int level, int run) { (void)run; return level == 1 ? 150 : 150 * 1.7 * level; }
+static double host_bad(int level, int run) {
+  (void)run;
+  return level == 1 ? 150 : 150 * 1.7 * level;
+}
 /* Scales, but boots wobble as on a shared host (this machine's lone boots ran from 85 to 406 ms): a fixed
  * pseudo-random factor from 0.6 to 2.0 per run. */
 static double host_noisy(int level, int run) {

@@ -1,0 +1,17 @@
+#!/bin/sh
+# style.t: every user-space C file (runner, bindings, protocol, guest, their tests) is in the one style of .clang-format.
+. "$(dirname "$0")/common.sh"
+cd "$SRC" || exit 1
+files=$(git ls-files 'runner/*.[ch]' 'lua-bindings/*.[ch]' 'protocol/*.[ch]' 'guest/*.[ch]' 'tests/*.c' 2>/dev/null)
+[ -n "$files" ] || files=$(find runner lua-bindings protocol guest tests -name '*.[ch]' | sort)
+check "there are C files to check" [ -n "$files" ]
+if ! command -v clang-format >/dev/null; then
+  echo "ok 2 # SKIP clang-format is not installed (apt-get install clang-format)"
+  echo "1..2"
+  exit 0
+fi
+for f in $files; do
+  check "$f: .clang-format style" clang-format --style=file --dry-run -Werror "$f" 2>"$T/fmt"
+  [ -s "$T/fmt" ] && head -n 5 "$T/fmt" | diag
+done
+echo "1..$n"
