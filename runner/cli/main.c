@@ -808,6 +808,7 @@ out:
     free(g.jobs[i].file);
     free(g.jobs[i].name);
     free(g.jobs[i].diag);
+    free(g.jobs[i].reason);
     free(g.jobs[i].prints);
     free(g.jobs[i].dir);
     free(g.jobs[i].broken);

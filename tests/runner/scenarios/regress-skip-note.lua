@@ -1,0 +1,9 @@
+-- regress-skip-note.lua: a t:note before t:skip is not the SKIP reason and stays whole in the reports (issue 8, bug 3).
+return {
+  name = "regress skip after a note",
+  run = function(t)
+    assert(t:vm())
+    t:note("regress first note line\nregress second note line")
+    t:skip("regress skip reason")
+  end,
+}
