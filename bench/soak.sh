@@ -3,6 +3,8 @@
 #
 #   bench/soak.sh [FILE|DIR]...          (default: scenarios/)
 #   SOAK_CONDITIONS="j1 j2 j4 auto taskset cpu vm timetravel"   the conditions, in this order (default: all)
+#                                        also exitrace: scenarios/exit-race.lua alone with 1000 rounds per impl x
+#                                        cache mode (4000 exit races a run), not in the default list
 #   SOAK_RUNS=10                         suite runs per condition
 #   KERNEL=path | VARIANT=name           the kernel (default: the runner's, build/kernel/full/obj/linux)
 #   UMLBED=path                          the runner (default: $BUILD/runner/umlbed)
@@ -23,7 +25,7 @@ die() { echo "soak: $*" >&2; exit 2; }
 [ ${#conditions[@]} -gt 0 ] || die "SOAK_CONDITIONS is empty (known: $all_conditions)"
 seen=" "
 for c in "${conditions[@]}"; do
-	[[ " $all_conditions " == *" $c "* ]] || die "unknown condition '$c' (known: $all_conditions)"
+	[[ " $all_conditions exitrace " == *" $c "* ]] || die "unknown condition '$c' (known: $all_conditions exitrace)"
 	[[ $seen != *" $c "* ]] || die "condition '$c' is listed twice (SOAK_RUNS repeats it)"
 	seen+="$c "
 done
@@ -71,7 +73,7 @@ help=$("$umlbed" --help 2>&1 || true)
 # Fills pre (command prefix), args (run options) and hog (stress-ng options) for condition $1. Returns 1, with
 # the reason in why, when this runner cannot do it.
 plan() {
-	pre=() args=() hog=() why=
+	pre=() args=() hog=() why= csuite=("${suite[@]}")
 	case $1 in
 	j1 | j2 | j4) args=(-j "${1#j}") ;;
 	auto)
@@ -86,6 +88,7 @@ plan() {
 		grep -q -- --time-travel <<<"$help" || { why="umlbed --help offers no --time-travel"; return 1; }
 		args=(-j 2 --time-travel)
 		;;
+	exitrace) args=(-j 2 --param rounds=1000) csuite=("$top/scenarios/exit-race.lua") ;;
 	esac
 }
 
@@ -145,7 +148,7 @@ for cond in "${conditions[@]}"; do
 		rc=0
 		t0=$EPOCHREALTIME
 		# Run folders of non-ok runs go to the scratch folder: their diag, printed below, has the console excerpt.
-		TMPDIR=$scratch/runs "${pre[@]}" "$umlbed" run "${args[@]}" "${kernel_args[@]}" --json "$json" "${suite[@]}" \
+		TMPDIR=$scratch/runs "${pre[@]}" "$umlbed" run "${args[@]}" "${kernel_args[@]}" --json "$json" "${csuite[@]}" \
 			>"$scratch/tap.log" 2>"$scratch/stderr.log" || rc=$?
 		t1=$EPOCHREALTIME
 		# The runner stops on SIGINT/SIGTERM too (exit 128 + signal): so does the soak.

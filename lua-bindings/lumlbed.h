@@ -104,6 +104,8 @@ umb_lfile *umb_lua_push_file(lua_State *L, int vmidx, umb_run_vm *svm, const cha
 umb_lfile *umb_lua_test_file(lua_State *L, int idx);
 /* The guest path of a loop control at idx (and its vm in *svm), or NULL if idx is none. */
 const char *umb_lua_test_loopctl(lua_State *L, int idx, umb_run_vm **svm);
+/* Appends the trigger line of the invalidation table at idx to b as one field; raises for misuse (vm.c). */
+void umb_lua_invalidate_args(lua_State *L, int idx, umb_buf *b);
 /* vm:loopctl() (lua-bindings/loopctl.c). */
 int umb_lua_vm_loopctl(lua_State *L);
 /* Opens NAME in svm's shared folder from the host, following no symbolic link (file.c); fd or -errno. */

@@ -275,11 +275,28 @@ static int proc_get(lua_State *L) {
   return 1;
 }
 
+/* proc:invalidate{file=, offset=, length=, impl=, cache=}: this worker writes the sysfs trigger itself, so several
+ * processes can invalidate at once (vm:invalidate goes through PID 1's helper, one call at a time). */
+static int proc_invalidate(lua_State *L) {
+  umb_lproc *p = umb_lua_check_proc(L, 1);
+  umb_buf b = {0};
+  umb_lua_invalidate_args(L, 2, &b);
+  lua_settop(L, 1);
+  return umb_lua_call(L, p->svm, p->pid, "trigger", &b, umb_conv_true, 0);
+}
+
 void umb_lua_open_proc(lua_State *L) {
-  static const luaL_Reg methods[] = {
-      {"fork", proc_fork},   {"exit", proc_exit},   {"mmap", proc_mmap},     {"setuid", proc_setuid},
-      {"exec", proc_exec},   {"pread", proc_pread}, {"pwrite", proc_pwrite}, {"unlink", proc_unlink},
-      {"fsync", proc_fsync}, {NULL, NULL}};
+  static const luaL_Reg methods[] = {{"fork", proc_fork},
+                                     {"exit", proc_exit},
+                                     {"mmap", proc_mmap},
+                                     {"setuid", proc_setuid},
+                                     {"exec", proc_exec},
+                                     {"pread", proc_pread},
+                                     {"pwrite", proc_pwrite},
+                                     {"unlink", proc_unlink},
+                                     {"fsync", proc_fsync},
+                                     {"invalidate", proc_invalidate},
+                                     {NULL, NULL}};
   static const luaL_Reg meta[] = {{"__tostring", proc_tostring}, {"__eq", proc_eq}, {NULL, NULL}};
   umb_lua_newclass(L, UMB_PROC_MT, methods, meta, proc_get);
 }

@@ -83,36 +83,47 @@ static const char *guest_path(lua_State *L, int idx, uint64_t *size) {
   return luaL_checkstring(L, idx);
 }
 
-/* vm:invalidate{file=, offset=, length=, impl=, cache=} writes the sysfs trigger. */
-static int vm_invalidate(lua_State *L) {
-  umb_run_vm *svm = umb_lua_check_vm(L, 1);
-  luaL_checktype(L, 2, LUA_TTABLE);
-  lua_getfield(L, 2, "file");
-  if (lua_isnil(L, -1)) luaL_argerror(L, 2, "file= is required");
+/* The trigger line of an invalidation table at idx ({file=, offset=, length=, impl=, cache=}), appended to b as
+ * one protocol field; raises for misuse. */
+void umb_lua_invalidate_args(lua_State *L, int idx, umb_buf *b) {
+  idx = lua_absindex(L, idx);
+  luaL_checktype(L, idx, LUA_TTABLE);
+  int top = lua_gettop(L);
+  lua_getfield(L, idx, "file");
+  if (lua_isnil(L, -1)) luaL_argerror(L, idx, "file= is required");
   uint64_t size;
   const char *path = guest_path(L, -1, &size);
-  lua_getfield(L, 2, "offset");
+  int fidx = lua_gettop(L);
+  lua_getfield(L, idx, "offset");
   lua_Integer off = luaL_optinteger(L, -1, 0);
-  lua_getfield(L, 2, "length");
+  lua_getfield(L, idx, "length");
   /* Only a file object knows its size: for a path, "the rest of the file" would silently be a zero length, the
    * one case where seed and mainline differ. */
-  luaL_argcheck(L, !lua_isnil(L, -1) || umb_lua_test_file(L, 3), 2, "length= is required when file= is a path");
+  luaL_argcheck(L, !lua_isnil(L, -1) || umb_lua_test_file(L, fidx), idx, "length= is required when file= is a path");
   lua_Integer len = luaL_optinteger(L, -1, (lua_Integer)size - off);
-  lua_getfield(L, 2, "impl");
+  lua_getfield(L, idx, "impl");
   const char *impl = luaL_optstring(L, -1, NULL);
-  lua_getfield(L, 2, "cache");
+  lua_getfield(L, idx, "cache");
   const char *cache = luaL_optstring(L, -1, NULL);
-  luaL_argcheck(L, off >= 0 && len >= 0, 2, "offset and length must not be negative");
-  luaL_argcheck(L, !impl || !strcmp(impl, "seed") || !strcmp(impl, "unmap") || !strcmp(impl, "unmap-keep-cows"), 2,
+  luaL_argcheck(L, off >= 0 && len >= 0, idx, "offset and length must not be negative");
+  luaL_argcheck(L, !impl || !strcmp(impl, "seed") || !strcmp(impl, "unmap") || !strcmp(impl, "unmap-keep-cows"), idx,
                 "impl must be seed, unmap or unmap-keep-cows");
-  luaL_argcheck(L, !cache || !strcmp(cache, "keep") || !strcmp(cache, "drop"), 2, "cache must be keep or drop");
-  luaL_argcheck(L, !cache || impl, 2, "cache= needs impl=");
-  umb_buf text = {0}, b = {0};
+  luaL_argcheck(L, !cache || !strcmp(cache, "keep") || !strcmp(cache, "drop"), idx, "cache must be keep or drop");
+  luaL_argcheck(L, !cache || impl, idx, "cache= needs impl=");
+  umb_buf text = {0};
   umb_buf_printf(&text, "%s %lld %lld", path, (long long)off, (long long)len);
   if (impl) umb_buf_printf(&text, " %s", impl);
   if (cache) umb_buf_printf(&text, " %s", cache);
-  umb_args_str(&b, text.data, text.len);
+  umb_args_str(b, text.data, text.len);
   umb_buf_free(&text);
+  lua_settop(L, top);
+}
+
+/* vm:invalidate{file=, offset=, length=, impl=, cache=} writes the sysfs trigger (from PID 1's helper). */
+static int vm_invalidate(lua_State *L) {
+  umb_run_vm *svm = umb_lua_check_vm(L, 1);
+  umb_buf b = {0};
+  umb_lua_invalidate_args(L, 2, &b);
   lua_settop(L, 1);
   return umb_lua_call(L, svm, 1, "trigger", &b, umb_conv_true, 0);
 }
