@@ -24,8 +24,7 @@ return {
     local vm, ps, f, owner, m = b.vm, b.ps, b.file, b.proc, b.map
     local old = pd.firstbytes_of(pd.pages(ps, NPAGES, 0, 0), ps)
     local new = pd.firstbytes_of(pd.pages(ps, NPAGES, 0, 1), ps)
-    local all = { m }
-    for _, k in ipairs(assert(owner:fork(SHARERS))) do all[#all + 1] = m:on(k) end
+    local all = bed.sharers(owner, m, SHARERS)
     for i, ms in ipairs(all) do
       assert(ms:touch("r"))
       t:eq(old, pd.firstbytes(ms, ps), "process " .. i .. " reads the first version")

@@ -25,13 +25,8 @@ return {
   run = function(t, p)
     local b = bed.setup(t, { pages = NPAGES, fill = "0", touch = true })
     local vm, ps, f, owner, m = b.vm, b.ps, b.file, b.proc, b.map
-    local all = { m }
-    for _, k in ipairs(assert(owner:fork(SHARERS))) do all[#all + 1] = m:on(k) end
-
-    local ctl = assert(vm:loopctl())
-    local loops = {}
-    for i, ms in ipairs(all) do loops[i] = t:go(function() return ms:loop("r", ctl) end) end
-    local started = assert(ctl:wait(#all))
+    local all = bed.sharers(owner, m, SHARERS)
+    local ctl, loops, started = bed.loops(t, vm, all)
     t:require(started == #all, "every loop made its first pass before the invalidations (%d of %d)", started, #all)
 
     -- A cache=drop may meet a page that a loop is faulting in and fail with EBUSY: allowed mid-race, and

@@ -28,14 +28,9 @@ return {
   run = function(t)
     local b = bed.setup(t, { pages = NPAGES, fill = "0" })
     local vm, ps, f, owner, m = b.vm, b.ps, b.file, b.proc, b.map
-    local all = { m }
-    for _, k in ipairs(assert(owner:fork(SHARERS))) do all[#all + 1] = m:on(k) end
-
-    local ctl = assert(vm:loopctl())
-    local loops = {}
-    for i, ms in ipairs(all) do loops[i] = t:go(function() return ms:loop("r", ctl) end) end
-    local started, unstarted = assert(ctl:wait(#all))
-    t:eq(#all, started, "every loop made its first pass before the rounds (" .. unstarted .. " ended before one)")
+    local all = bed.sharers(owner, m, SHARERS)
+    local ctl, loops, started = bed.loops(t, vm, all)
+    t:eq(#all, started, "every loop made its first pass before the rounds")
 
     -- While the loops run: rewrite the file from the host and invalidate, every kind in turn.
     -- A cache=drop may meet a page that a loop is faulting in and fail with EBUSY; that is

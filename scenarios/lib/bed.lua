@@ -15,6 +15,9 @@
 --   map    false: stop after the file (no process, no mapping)
 --   touch  true: read every page of the mapping once (m:touch("r"))
 -- A step that fails raises an error naming the scenario's line (verdict ERROR, like assert).
+--
+-- bed.sharers(owner, m, n) forks n sharers of mapping m; bed.loops(t, vm, list) starts a read loop on each
+-- mapping of list (see below).
 local M = {}
 
 -- Raise err from the line that called setup, not from here.
@@ -46,6 +49,24 @@ function M.setup(t, o)
   b.map = need(b.proc:mmap(b.file, opts))
   if o.touch then need(b.map:touch("r")) end
   return b
+end
+
+-- The owner's mapping and n forked sharers of it: { m, m:on(child1), ... }.
+function M.sharers(owner, m, n)
+  local all = { m }
+  for _, k in ipairs(need(owner:fork(n))) do all[#all + 1] = m:on(k) end
+  return all
+end
+
+-- Starts a read loop over each mapping of list in its own t:go task, on one loop control, and returns once every
+-- loop has made a first pass: ctl (ctl:stop() ends them), the tasks (task:wait() gives a loop's passes), and
+-- how many started. The loops are then live by construction, on a host of any speed.
+function M.loops(t, vm, list)
+  local ctl = need(vm:loopctl())
+  local tasks = {}
+  for i, ms in ipairs(list) do tasks[i] = t:go(function() return ms:loop("r", ctl) end) end
+  local started = need(ctl:wait(#list))
+  return ctl, tasks, started
 end
 
 return M

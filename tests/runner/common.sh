@@ -74,3 +74,39 @@ signal_cleanup() {
   check "SIG$sig: no run folder left" [ "$(leftover_dirs)" = 0 ]
 }
 sigint_cleanup() { signal_cleanup INT "$@"; }
+# grun ARGS...: like run, but a runner still there after $GUARD seconds (default: 60, scaled) is killed (hung=1)
+# and its reaper waited for, so that a hang is a failed check, never a hung test. PRELOAD=lib runs it under
+# LD_PRELOAD.
+grun() {
+  guard=${GUARD:-$(scaled 60)}
+  start=$(date +%s.%N)
+  if [ -n "$PRELOAD" ]; then
+    LD_PRELOAD=$PRELOAD "$UMLBED" "$@" >"$T/out" 2>"$T/err" &
+  else
+    "$UMLBED" "$@" >"$T/out" 2>"$T/err" &
+  fi
+  pid=$!
+  hung=0
+  reaper=
+  if ! timeout "$guard" tail -s 0.1 --pid=$pid -f /dev/null; then
+    hung=1
+    reaper=$(pgrep -P $pid -f "^$UMLBED " | head -n 1)
+    kill -KILL $pid
+  fi
+  wait $pid
+  rc=$?
+  secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }')
+  if [ -n "$reaper" ]; then timeout "$(scaled 30)" tail -s 0.1 --pid="$reaper" -f /dev/null; fi
+  if [ "$hung" = 1 ]; then echo "# the runner was still there after the ${guard}s guard: killed" >>"$T/err"; fi
+}
+# need_uml: sets KERNEL, AGENT and K (the runner's options for them), or ends the test file with a SKIP plan when
+# the patched kernel or the agent is not built.
+need_uml() {
+  KERNEL=${UMLBED_KERNEL:-$BUILD/kernel/full/obj/linux}
+  AGENT=${UMLBED_AGENT:-$BUILD/guest/umlbed-agent}
+  if [ ! -x "$KERNEL" ] || [ ! -f "$AGENT" ]; then
+    echo "1..0 # SKIP no patched kernel ($KERNEL) or agent ($AGENT)"
+    exit 0
+  fi
+  K="--kernel $KERNEL --agent $AGENT"
+}

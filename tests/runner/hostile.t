@@ -11,25 +11,6 @@ AGENT=${UMLBED_AGENT:-$BUILD/guest/umlbed-agent}
 # only ends a runner that hangs.
 GUARD=$(scaled 60)
 
-# grun ARGS...: like run, but a runner still there after the guard is killed (hung=1) and its reaper waited for,
-# so that a hang is a failed check, never a hung test.
-grun() {
-  start=$(date +%s.%N)
-  "$UMLBED" "$@" >"$T/out" 2>"$T/err" &
-  pid=$!
-  hung=0
-  reaper=
-  if ! timeout "$GUARD" tail -s 0.1 --pid=$pid -f /dev/null; then
-    hung=1
-    reaper=$(pgrep -P $pid -f "^$UMLBED " | head -n 1)
-    kill -KILL $pid
-  fi
-  wait $pid
-  rc=$?
-  secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }')
-  if [ -n "$reaper" ]; then timeout "$(scaled 30)" tail -s 0.1 --pid="$reaper" -f /dev/null; fi
-  if [ "$hung" = 1 ]; then echo "# the runner was still there after the ${GUARD}s guard: killed" >>"$T/err"; fi
-}
 ended() { [ "$hung" = 0 ]; }
 clean() { rm -rf "$TMPDIR"/umlbed-*; }
 # The TAP line whose text matches the ERE $1 and the diagnostics after it, up to the next result line.

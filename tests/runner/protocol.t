@@ -1,13 +1,7 @@
 #!/bin/sh
 # protocol.t: the shared protocol end to end on UML: the largest legal pagemap reply reaches Lua whole, one more is an error.
 . "$(dirname "$0")/common.sh"
-KERNEL=${UMLBED_KERNEL:-$BUILD/kernel/full/obj/linux}
-AGENT=${UMLBED_AGENT:-$BUILD/guest/umlbed-agent}
-if [ ! -x "$KERNEL" ] || [ ! -f "$AGENT" ]; then
-  echo "1..0 # SKIP no patched kernel ($KERNEL) or agent ($AGENT)"
-  exit 0
-fi
-K="--kernel $KERNEL --agent $AGENT"
+need_uml
 
 # A runner that hangs is bounded by a generous timeout of its own: the verdict is what counts, not the time.
 run run $K --timeout "$(scaled 120)" "$SCEN/proto-pagemap-max.lua"

@@ -9,29 +9,6 @@ ulimit -c 0 2>/dev/null || true
 GUARD=$(scaled 60)
 PRELOAD=
 
-# grun ARGS...: run, but a runner still there after the guard is killed (its reaper waited for), so that a hang
-# is a failed check, never a hung test. $PRELOAD, when set, is the runner's LD_PRELOAD.
-grun() {
-  start=$(date +%s.%N)
-  if [ -n "$PRELOAD" ]; then
-    LD_PRELOAD=$PRELOAD "$UMLBED" "$@" >"$T/out" 2>"$T/err" &
-  else
-    "$UMLBED" "$@" >"$T/out" 2>"$T/err" &
-  fi
-  pid=$!
-  hung=0
-  reaper=
-  if ! timeout "$GUARD" tail -s 0.1 --pid=$pid -f /dev/null; then
-    hung=1
-    reaper=$(pgrep -P $pid -f "^$UMLBED " | head -n 1)
-    kill -KILL $pid
-  fi
-  wait $pid
-  rc=$?
-  secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }')
-  if [ -n "$reaper" ]; then timeout "$(scaled 30)" tail -s 0.1 --pid="$reaper" -f /dev/null; fi
-  if [ "$hung" = 1 ]; then echo "# the runner was still there after the ${GUARD}s guard: killed" >>"$T/err"; fi
-}
 skip() { n=$((n + 1)); echo "ok $n # SKIP $1"; }
 clean() { rm -rf "$TMPDIR"/umlbed-*; }
 show() { diag "$T/out"; diag "$T/err"; }

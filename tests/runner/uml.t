@@ -1,13 +1,7 @@
 #!/bin/sh
 # uml.t: integration tests on the patched UML kernel: scenarios, CRASHED/TIMEOUT/ERROR verdicts, SIGINT cleanup, --gdb.
 . "$(dirname "$0")/common.sh"
-KERNEL=${UMLBED_KERNEL:-$BUILD/kernel/full/obj/linux}
-AGENT=${UMLBED_AGENT:-$BUILD/guest/umlbed-agent}
-if [ ! -x "$KERNEL" ] || [ ! -f "$AGENT" ]; then
-  echo "1..0 # SKIP no patched kernel ($KERNEL) or agent ($AGENT)"
-  exit 0
-fi
-K="--kernel $KERNEL --agent $AGENT"
+need_uml
 # The three example scenarios of issue 3 (scenarios/ may hold more; `make check` runs them all).
 EXAMPLES="$SRC/scenarios/shared-refault.lua $SRC/scenarios/private-cow.lua $SRC/scenarios/trigger-einval.lua"
 
