@@ -28,6 +28,7 @@
 static struct {
   uv_loop_t *loop;
   umb_config cfg;
+  char generation[32]; /* The kernel's major.minor. */
   job *jobs;
   int njobs;
   int next;
@@ -57,6 +58,8 @@ static const char *usage =
     "                    BUILD/kernel/full/obj/linux, BUILD being the folder above\n"
     "                    the one holding this umlbed binary)\n"
     "  --variant NAME    use BUILD/kernel/NAME/obj/linux (full, gpl-only, broken-...)\n"
+    "  --generation GEN  the kernel generation: 6.1 (default) or 6.12; with 6.12 the\n"
+    "                    variant NAME is built as NAME-6.12 (full-6.12, ...)\n"
     "  --agent PATH      guest agent (default: $UMLBED_AGENT, else BUILD/guest/umlbed-agent)\n"
     "  -j, --jobs N|auto run N scenarios at once; auto (the default) starts with one\n"
     "                    and adds more only while measured throughput rises by 10%,\n"
@@ -469,6 +472,7 @@ int main(int argc, char **argv) {
   enum {
     O_KERNEL = 256,
     O_VARIANT,
+    O_GENERATION,
     O_AGENT,
     O_FILTER,
     O_TIMEOUT,
@@ -490,6 +494,7 @@ int main(int argc, char **argv) {
   };
   static const struct option opts[] = {{"kernel", 1, 0, O_KERNEL},
                                        {"variant", 1, 0, O_VARIANT},
+                                       {"generation", 1, 0, O_GENERATION},
                                        {"agent", 1, 0, O_AGENT},
                                        {"jobs", 1, 0, 'j'},
                                        {"filter", 1, 0, O_FILTER},
@@ -524,7 +529,7 @@ int main(int argc, char **argv) {
   char *bdir = build_dir();
   char **files = NULL;
   int nfiles = 0, status = 2;
-  const char *kernel = getenv("UMLBED_KERNEL"), *variant = NULL, *agent = getenv("UMLBED_AGENT");
+  const char *kernel = getenv("UMLBED_KERNEL"), *variant = NULL, *agent = getenv("UMLBED_AGENT"), *generation = NULL;
   const char *filter = NULL;
   char *breaks[64];
   int nbreaks = 0, gdb = 0, batch = 0, nignore = 0;
@@ -544,6 +549,9 @@ int main(int argc, char **argv) {
         break;
       case O_VARIANT:
         variant = optarg;
+        break;
+      case O_GENERATION:
+        generation = optarg;
         break;
       case O_AGENT:
         agent = optarg;
@@ -667,7 +675,31 @@ int main(int argc, char **argv) {
     goto out;
   }
   g.cfg.params = (const char *const *)params;
-  char kpath[PATH_MAX], apath[PATH_MAX];
+  char kpath[PATH_MAX], apath[PATH_MAX], vgen[256];
+  if (generation && strcmp(generation, "6.1") && strcmp(generation, "6.12")) {
+    fprintf(stderr, "umlbed: --generation wants 6.1 or 6.12\n");
+    status = 2;
+    goto out;
+  }
+  if (generation && !variant && getenv("UMLBED_KERNEL") == kernel && kernel) {
+    /* $UMLBED_KERNEL names one binary; --generation asks for the build's own. */
+    kernel = NULL;
+  }
+  if (generation && !strcmp(generation, "6.12")) {
+    /* The 6.12 twin of a variant is NAME-6.12 (uml-kernel/variants/). */
+    const char *base = variant ? variant : "full";
+    size_t bl = strlen(base);
+    if (bl > 5 && !strcmp(base + bl - 5, "-6.12"))
+      snprintf(vgen, sizeof vgen, "%s", base);
+    else
+      snprintf(vgen, sizeof vgen, "%s-6.12", base);
+    variant = vgen;
+  }
+  if (generation && kernel && !variant) {
+    fprintf(stderr, "umlbed: --generation chooses a built variant; it does not go with --kernel\n");
+    status = 2;
+    goto out;
+  }
   if (variant || kernel == NULL) {
     snprintf(kpath, sizeof kpath, "%s/kernel/%s/obj/linux", bdir, variant ? variant : "full");
     kernel = kpath;
@@ -731,6 +763,12 @@ int main(int argc, char **argv) {
   g.cfg.variant = variant ? variant : umb_kernel_variant(kernel, vbuf, sizeof vbuf);
   if (g.cfg.variant == NULL) g.cfg.variant = umb_kernel_variant(g.cfg.kernel, vbuf, sizeof vbuf);
   g.cfg.agent = realpath(agent, areal) ? areal : agent;
+  g.cfg.release = release;
+  /* The generation is what the kernel says it is (6.1.192 -> 6.1), whichever way it was chosen. */
+  size_t glen = strcspn(release, ".");
+  if (release[glen] == '.') glen += 1 + strspn(release + glen + 1, "0123456789");
+  snprintf(g.generation, sizeof g.generation, "%.*s", (int)glen, release);
+  g.cfg.generation = g.generation;
   const char *tmp = getenv("TMPDIR");
   g.cfg.tmpbase = tmp && *tmp ? tmp : "/tmp";
   struct stat tst;
@@ -777,6 +815,8 @@ int main(int argc, char **argv) {
   chain_stop_signal(SIGTERM);
   chain_stop_signal(SIGHUP);
   printf("TAP version 13\n1..%d\n", g.njobs);
+  printf("# kernel %s (generation %s, variant %s)\n", g.cfg.release, g.cfg.generation,
+         g.cfg.variant ? g.cfg.variant : "-");
   if (g.fuzz_note[0]) printf("# %s\n", g.fuzz_note);
   fflush(stdout);
   jobs_cache_load();
@@ -796,7 +836,7 @@ int main(int argc, char **argv) {
   int bad = 0;
   for (int i = 0; i < g.njobs; i++)
     if (!g.jobs[i].done || (g.jobs[i].verdict != UMB_OK && g.jobs[i].verdict != UMB_SKIP)) bad = 1;
-  if (g.junit && umb_out_junit(g.junit, g.jobs, g.njobs))
+  if (g.junit && umb_out_junit(g.junit, g.jobs, g.njobs, &g.cfg))
     fprintf(stderr, "umlbed: cannot write %s\n", g.junit), bad = 1;
   if (g.json && umb_out_json(g.json, g.jobs, g.njobs, &g.cfg, &g.jobs_ctl))
     fprintf(stderr, "umlbed: cannot write %s\n", g.json), bad = 1;

@@ -46,7 +46,7 @@ void umb_out_tap(FILE *f, const job *j, int n) {
   fflush(f);
 }
 
-int umb_out_junit(const char *path, const job *jobs, int njobs) {
+int umb_out_junit(const char *path, const job *jobs, int njobs, const umb_config *cfg) {
   FILE *f = fopen(path, "w");
   if (f == NULL) return -errno;
   int fails = 0, errors = 0, skipped = 0;
@@ -64,6 +64,17 @@ int umb_out_junit(const char *path, const job *jobs, int njobs) {
   fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n");
   fprintf(f, "<testsuite name=\"umlbed\" tests=\"%d\" failures=\"%d\" errors=\"%d\" skipped=\"%d\" time=\"%.3f\">\n",
           njobs, fails, errors, skipped, total);
+  /* Which kernel the verdicts are about. */
+  fprintf(f, "  <properties>\n");
+  const char *props[][2] = {
+      {"kernel", cfg->kernel}, {"release", cfg->release}, {"generation", cfg->generation}, {"variant", cfg->variant}};
+  for (size_t i = 0; i < sizeof props / sizeof props[0]; i++) {
+    if (props[i][1] == NULL) continue;
+    fprintf(f, "    <property name=\"%s\" value=\"", props[i][0]);
+    umb_xml_escape(f, props[i][1]);
+    fprintf(f, "\"/>\n");
+  }
+  fprintf(f, "  </properties>\n");
   for (int i = 0; i < njobs; i++) {
     const job *j = &jobs[i];
     fprintf(f, "  <testcase classname=\"");
@@ -125,6 +136,8 @@ int umb_out_json(const char *path, const job *jobs, int njobs, const umb_config 
   }
   json_object_set_new(root, "kernel", json_clean(cfg->kernel));
   json_object_set_new(root, "variant", json_clean(cfg->variant));
+  json_object_set_new(root, "release", json_clean(cfg->release));
+  json_object_set_new(root, "generation", json_clean(cfg->generation));
   json_object_set_new(root, "jobs", json_integer(ctl->cap));
   json_object_set_new(root, "jobs_auto", json_boolean(ctl->automatic));
   json_t *levels = json_object();

@@ -30,7 +30,7 @@ typedef struct job {
 /* Prints job j's TAP line (number n) and its diagnostic lines. */
 void umb_out_tap(FILE *f, const job *j, int n);
 /* Writes a JUnit XML report of jobs[0..njobs); returns 0 or a negative errno. */
-int umb_out_junit(const char *path, const job *jobs, int njobs);
+int umb_out_junit(const char *path, const job *jobs, int njobs, const umb_config *cfg);
 /* Writes the JSON report; returns 0 or a negative errno. */
 int umb_out_json(const char *path, const job *jobs, int njobs, const umb_config *cfg, const umb_jobs *ctl);
 

@@ -34,6 +34,8 @@ typedef struct umb_config {
   const char *const *ignore; /* --ignore-warning texts, NULL-terminated (or NULL). */
   const char *const *params; /* --param KEY=VALUE overrides of the matrix, NULL-terminated (or NULL). */
   const char *variant;       /* NAME when kernel is .../kernel/NAME/obj/linux, else NULL. */
+  const char *release;       /* What the kernel's --version printed (6.1.192). */
+  const char *generation;    /* Its major.minor (6.1, 6.12). */
   int unsafe_lua;            /* --unsafe-lua: no sandbox. */
 } umb_config;
 

@@ -114,5 +114,22 @@ check "requests of 1 MB and almost 4 MiB, replies of 1 MiB arrive unchanged" [ "
 rm -rf "$TMPDIR"/umlbed-*
 rm -rf "$TMPDIR"/umlbed-*
 
+# The generation: build/kernel/full is built from linux-source-6.1, so the reports say 6.1 whichever way the
+# kernel was named; --generation takes 6.1 or 6.12 only, and 6.12 names the -6.12 twin of the variant.
+if [ "$KERNEL" = "$BUILD/kernel/full/obj/linux" ]; then
+  run run --generation 6.1 --json "$T/gen.json" --junit "$T/gen.xml" "$SRC/scenarios/zero-length.lua"
+  check "--generation 6.1: the suite runs" [ "$rc" = 0 ]
+  check "--generation 6.1: the TAP names the generation" grep -q '^# kernel 6\.1\.[0-9]* (generation 6\.1, variant full)$' "$T/out"
+  check "--generation 6.1: the JSON names it" grep -q '"generation": "6.1"' "$T/gen.json"
+  check "--generation 6.1: the JUnit properties name it" grep -q '<property name="generation" value="6.1"/>' "$T/gen.xml"
+fi
+run run --generation 5.10 "$SRC/scenarios/zero-length.lua"
+check "--generation 5.10: a usage error (exit 2)" [ "$rc" = 2 ]
+check "--generation 5.10: says which generations exist" grep -q 'wants 6.1 or 6.12' "$T/err"
+if [ ! -e "$BUILD/kernel/gpl-only-6.12/obj/linux" ]; then
+  run run --generation 6.12 --variant gpl-only "$SRC/scenarios/zero-length.lua"
+  check "--generation 6.12 --variant gpl-only: looks for gpl-only-6.12" grep -q 'kernel/gpl-only-6.12/obj/linux' "$T/err"
+fi
+
 check "no UML process of ours left at the end" not running "rootflags=$TMPDIR"
 echo "1..$n"
