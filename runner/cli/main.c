@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "jobs.h"
+#include "lpj.h"
 #include "reaper.h"
 #include "report.h"
 #include "output.h"
@@ -94,7 +95,9 @@ static const char *usage =
     "environment: UMLBED_KERNEL, UMLBED_AGENT (see above); UMLBED_JOBS (-j's default);\n"
     "UMLBED_TIMEOUT_SCALE (multiplies the default and each scenario's own timeout, not --timeout);\n"
     "UMLBED_JOBS_VERBOSE (-j auto prints its decisions); UMLBED_JOBS_CACHE (where -j auto\n"
-    "keeps what it measured, default BUILD/jobs-auto.cache; empty: nowhere)\n"
+    "keeps what it measured, default BUILD/jobs-auto.cache; empty: nowhere); UMLBED_LPJ_CACHE\n"
+    "(the kernel's delay-loop calibration on this host, passed to later boots as lpj=;\n"
+    "default BUILD/lpj.cache; empty: this run only)\n"
     "\n"
     "exit status: 0 all scenarios ok or skipped, 1 some failed, 2 usage or setup error,\n"
     "128 + the signal when stopped by one (130 SIGINT, 143 SIGTERM, 129 SIGHUP).\n";
@@ -285,6 +288,11 @@ static void jobs_cache_path(const char *bdir) {
   const char *env = getenv("UMLBED_JOBS_CACHE");
   snprintf(jobs_cache, sizeof jobs_cache, "%s%s", env ? env : bdir, env ? "" : "/jobs-auto.cache");
 }
+
+/* Where the kernel's delay-loop calibration on this host is kept: $UMLBED_LPJ_CACHE ("" keeps it for this run
+ * only), else BUILD/lpj.cache (core/lpj.h). */
+static char lpj_cache[PATH_MAX];
+static umb_lpj lpj;
 
 static void jobs_cache_load(void) {
   char line[8192];
@@ -763,6 +771,11 @@ int main(int argc, char **argv) {
   g.cfg.variant = variant ? variant : umb_kernel_variant(kernel, vbuf, sizeof vbuf);
   if (g.cfg.variant == NULL) g.cfg.variant = umb_kernel_variant(g.cfg.kernel, vbuf, sizeof vbuf);
   g.cfg.agent = realpath(agent, areal) ? areal : agent;
+  {
+    const char *env = getenv("UMLBED_LPJ_CACHE");
+    snprintf(lpj_cache, sizeof lpj_cache, "%s%s", env ? env : bdir, env ? "" : "/lpj.cache");
+    if (umb_lpj_load(&lpj, lpj_cache, g.cfg.kernel) == 0) g.cfg.lpj = &lpj;
+  }
   g.cfg.release = release;
   /* The generation is what the kernel says it is (6.1.192 -> 6.1), whichever way it was chosen. */
   size_t glen = strcspn(release, ".");
@@ -823,6 +836,7 @@ int main(int argc, char **argv) {
   start_next();
   uv_run(g.loop, UV_RUN_DEFAULT);
   if (!g.interrupted) jobs_cache_save();
+  if (lpj.learnt) umb_lpj_save(&lpj, lpj_cache);
   if (g.jobs_ctl.automatic) {
     char line[512];
     umb_jobs_summary(&g.jobs_ctl, line, sizeof line);

@@ -248,6 +248,15 @@ static void on_vm_event(umb_vm *vm, umb_vm_event ev, void *data) {
   switch (ev) {
     case UMB_VM_READY:
       if (r->result.nboot < UMB_RUN_VMS_MAX) r->result.boot_ms[r->result.nboot++] = umb_vm_boot_ms(vm);
+      if (v->learn_lpj && r->cfg->lpj && r->cfg->lpj->value == 0) {
+        umb_vm_drain_console(vm);
+        const umb_scanner *s = umb_vm_scanner(vm);
+        unsigned long lpj = s->log.data ? umb_lpj_parse(s->log.data, s->log.len) : 0;
+        if (lpj) {
+          r->cfg->lpj->value = lpj;
+          r->cfg->lpj->learnt = 1;
+        }
+      }
       if (ops && ops->ready) ops->ready(v);
       break;
     case UMB_VM_FINDING:
@@ -315,6 +324,18 @@ int umb_run_vm_spawn(umb_run *r, const char *mem, const char *cmdline, int time_
   char extra[4096];
   snprintf(extra, sizeof extra, "%s%s%s", r->cfg->cmdline ? r->cfg->cmdline : "", cmdline && r->cfg->cmdline ? " " : "",
            cmdline ? cmdline : "");
+  /* The delay-loop calibration is the first ~40 ms of every boot and measures the same host each time: once this
+   * kernel has done it here, later boots are told the result (udelay() keeps its meaning). A command line that
+   * sets lpj= itself is left alone; a time-travel boot's calibration measures simulated time, so it is not learnt. */
+  umb_lpj *lpj = r->cfg->lpj;
+  int tt = time_travel || r->cfg->time_travel;
+  if (lpj && !strstr(extra, "lpj=")) {
+    size_t len = strlen(extra);
+    if (lpj->value)
+      snprintf(extra + len, sizeof extra - len, "%slpj=%lu", len ? " " : "", lpj->value);
+    else
+      v->learn_lpj = !tt;
+  }
   umb_vm_options o = {
       .kernel = r->cfg->kernel,
       .root = r->root,
@@ -322,7 +343,7 @@ int umb_run_vm_spawn(umb_run *r, const char *mem, const char *cmdline, int time_
       .umid = umid,
       .mem = mem ? mem : r->cfg->mem,
       .cmdline = extra[0] ? extra : NULL,
-      .time_travel = time_travel || r->cfg->time_travel,
+      .time_travel = tt,
       .cpu = v->cpu,
       .gdb = r->cfg->gdb_script,
       .gdb_interactive = r->cfg->gdb_interactive,

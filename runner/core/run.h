@@ -2,6 +2,7 @@
 #ifndef UMLBED_RUN_H
 #define UMLBED_RUN_H
 
+#include "lpj.h"
 #include "umlbed.h"
 
 #define UMB_RUN_VMS_MAX 8
@@ -37,6 +38,7 @@ typedef struct umb_config {
   const char *release;       /* What the kernel's --version printed (6.1.192). */
   const char *generation;    /* Its major.minor (6.1, 6.12). */
   int unsafe_lua;            /* --unsafe-lua: no sandbox. */
+  umb_lpj *lpj;              /* The kernel's calibration on this host: passed as lpj= once known (NULL: never). */
 } umb_config;
 
 typedef struct umb_run umb_run;
@@ -47,7 +49,7 @@ typedef struct umb_run_vm_ops {
   void (*ready)(umb_run_vm *v); /* The agent is ready. */
   /* A worker ended (pid, "exit:N" or "signal:N"); pid 0 and status NULL: no more will come (the vm is gone). */
   void (*exited)(umb_run_vm *v, uint64_t pid, const char *status);
-  void (*powered_off)(umb_run_vm *v); /* Died after umb_run_vm_expect_exit(): not a crash. */
+  void (*powered_off)(umb_run_vm *v); /* Died after expect_exit was set: not a crash. */
   void (*free_user)(void *user);      /* The run frees the instance: release what user points to. */
 } umb_run_vm_ops;
 
@@ -58,6 +60,7 @@ struct umb_run_vm {
   int index;
   int cpu;
   int expect_exit; /* poweroff() or kill() was asked for: death is not a crash. */
+  int learn_lpj;   /* It calibrates its delay loop: its console tells this host's lpj. */
   int gone;
   char dir[4096];
   char root[4096];   /* Hostfs root (shared by the run's vms). */

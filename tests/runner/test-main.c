@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "jobs.h"
+#include "lpj.h"
 #include "scenario.h"
 #include "umlbed.h"
 
@@ -841,6 +842,58 @@ static void test_jobs_cache(void) {
   CHECK(umb_jobs_load(&k, "umlbed-jobs 1 2 1 1 150.0 500.0") == 0 && umb_jobs_level(&k) == 2);
 }
 
+/* The lpj cache: parsed from the calibration line only, kept per kernel build and host, rewritten whole. */
+static void test_lpj(void) {
+  static const char boot[] =
+      "[    0.000000] NR_IRQS: 64\n"
+      "[    0.000000] Calibrating delay loop... 6909.13 BogoMIPS (lpj=34545664)\n"
+      "[    0.040000] pid_max: default: 4096 minimum: 301\n";
+  CHECK(umb_lpj_parse(boot, strlen(boot)) == 34545664);
+  /* A preset or skipped calibration, a cut line or text a program wrote: nothing learnt. */
+  static const char *const none[] = {
+      "[    0.000000] Calibrating delay loop (skipped) preset value.. 6909.13 BogoMIPS (lpj=34545664)\n",
+      "[    0.000000] Calibrating delay loop... 6909.13 BogoMIPS (lpj=345\n",
+      "[    0.000000] Calibrating delay loop... 6909.13 BogoMIPS (lpj=)\n", "lpj=1234)\n", ""};
+  for (size_t i = 0; i < sizeof none / sizeof none[0]; i++) CHECK(umb_lpj_parse(none[i], strlen(none[i])) == 0);
+  /* Only the bytes given count: the line's end lies beyond len. */
+  CHECK(umb_lpj_parse(boot, 60) == 0);
+
+  char dir[] = "/tmp/umlbed-test-lpj.XXXXXX", kernel[64], other[64], cache[64];
+  CHECK(mkdtemp(dir) != NULL);
+  snprintf(kernel, sizeof kernel, "%s/linux", dir);
+  snprintf(other, sizeof other, "%s/other", dir);
+  snprintf(cache, sizeof cache, "%s/lpj.cache", dir);
+  FILE *f = fopen(kernel, "w");
+  CHECK(f && fputs("kernel", f) >= 0 && fclose(f) == 0);
+  f = fopen(other, "w");
+  CHECK(f && fputs("another kernel", f) >= 0 && fclose(f) == 0);
+  umb_lpj a, b;
+  CHECK(umb_lpj_load(&a, cache, kernel) == 0 && a.value == 0 && a.key[0]);
+  a.value = 1000;
+  CHECK(umb_lpj_save(&a, cache) == 0);
+  CHECK(umb_lpj_load(&b, cache, kernel) == 0 && b.value == 1000);
+  /* Another kernel has its own line; saving it keeps the first. */
+  CHECK(umb_lpj_load(&b, cache, other) == 0 && b.value == 0);
+  b.value = 2000;
+  CHECK(umb_lpj_save(&b, cache) == 0);
+  CHECK(umb_lpj_load(&a, cache, kernel) == 0 && a.value == 1000);
+  CHECK(umb_lpj_load(&b, cache, other) == 0 && b.value == 2000);
+  /* A rebuilt kernel (other size) measures again. */
+  f = fopen(kernel, "a");
+  CHECK(f && fputs(" rebuilt", f) >= 0 && fclose(f) == 0);
+  CHECK(umb_lpj_load(&a, cache, kernel) == 0 && a.value == 0);
+  /* No cache (empty path): nothing read, nothing written. */
+  CHECK(umb_lpj_load(&a, "", other) == 0 && a.value == 0);
+  a.value = 3;
+  CHECK(umb_lpj_save(&a, "") == 0);
+  CHECK(umb_lpj_load(&a, "/nonexistent/dir/cache", kernel) == 0 && a.value == 0);
+  CHECK(umb_lpj_load(&a, cache, "/nonexistent/kernel") == -ENOENT);
+  unlink(kernel);
+  unlink(other);
+  unlink(cache);
+  rmdir(dir);
+}
+
 static const struct {
   const char *name;
   void (*fn)(void);
@@ -855,6 +908,7 @@ static const struct {
     {"protocol: field splitting, request IDs, decoding into a buffer", test_split},
     {"reply parsing: the largest legal pagemap reply, every entry", test_msg_pagemap_max},
     {"kernel variant from a path, --param syntax", test_variant_param},
+    {"lpj: parsed from the calibration line, cached per kernel build and host", test_lpj},
     {"scanner: classification of console lines", test_scanner_classify},
     {"scanner: golden panic log (sysrq c)", test_scanner_panic},
     {"scanner: golden lockdep RCU splat", test_scanner_lockdep},

@@ -131,5 +131,24 @@ if [ ! -e "$BUILD/kernel/gpl-only-6.12/obj/linux" ]; then
   check "--generation 6.12 --variant gpl-only: looks for gpl-only-6.12" grep -q 'kernel/gpl-only-6.12/obj/linux' "$T/err"
 fi
 
+# The delay-loop calibration: learnt from the first boot into the cache, then passed as lpj= (the kernel says it
+# skipped calibrating); a time-travel boot teaches nothing, and a command line with its own lpj= is left alone.
+printf '%s\n' 'return { name = "boot", run = function(t) assert(t:vm()) end }' >"$T/boot.lua"
+export UMLBED_LPJ_CACHE="$T/lpj.cache"
+run run --time-travel "$T/boot.lua"
+check "lpj: a time-travel boot teaches nothing" not test -s "$T/lpj.cache"
+run run "$T/boot.lua"
+check "lpj: the first boot's calibration is cached" grep -qE ':[^ ]+ [1-9][0-9]*$' "$T/lpj.cache"
+run run --keep "$T/boot.lua"
+kept=$(sed -n 's/^# run folder kept: //p' "$T/out")
+check "lpj: the next boot skips calibrating" grep -q 'Calibrating delay loop (skipped) preset value' "$kept/vm0/console.log"
+check "lpj: ... with the cached value" grep -q "lpj=$(awk '{ print $NF }' "$T/lpj.cache")" "$kept/vm0/console.log"
+[ -n "$kept" ] && rm -rf "$kept"
+run run --keep --cmdline lpj=0 "$T/boot.lua"
+kept=$(sed -n 's/^# run folder kept: //p' "$T/out")
+check "lpj: a command line with lpj= of its own calibrates" grep -q 'Calibrating delay loop\.\.\.' "$kept/vm0/console.log"
+[ -n "$kept" ] && rm -rf "$kept"
+unset UMLBED_LPJ_CACHE
+
 check "no UML process of ours left at the end" not running "rootflags=$TMPDIR"
 echo "1..$n"

@@ -1,0 +1,23 @@
+/* lpj.h: the delay-loop calibration a kernel made on this host, learnt from one boot and passed to the next as lpj=. */
+#ifndef UMLBED_LPJ_H
+#define UMLBED_LPJ_H
+
+#include <stddef.h>
+
+/* What one runner knows of its kernel's calibration; value 0 until known. */
+typedef struct umb_lpj {
+  unsigned long value; /* loops_per_jiffy, as the kernel printed it. */
+  int learnt;          /* value came from a boot of this runner (not yet in the cache). */
+  char key[1024];      /* The kernel build and the host CPU it was measured for. */
+} umb_lpj;
+
+/* Fills l->key for kernel (a path) on this host and l->value from the cache file (0 when absent, unreadable or
+ * cache is NULL or empty). Returns 0, or a negative errno when the kernel cannot be stat'ed. */
+int umb_lpj_load(umb_lpj *l, const char *cache, const char *kernel);
+/* The lpj of a "Calibrating delay loop... N BogoMIPS (lpj=N)" line in console text; 0 if there is none (a skipped
+ * or preset calibration says no lpj=). */
+unsigned long umb_lpj_parse(const char *text, size_t len);
+/* Writes l->value for l->key into the cache file, keeping the other keys' lines (at most 64); 0 or -errno. */
+int umb_lpj_save(const umb_lpj *l, const char *cache);
+
+#endif
