@@ -7,10 +7,17 @@
 -- loads, taints the kernel (P) and its call really zaps the mappings. A GPL module works on
 -- both. The test modules call the function once at load time on path=, offset=, length=.
 --
--- The kernel under test is vm.kernel (the runner's resolved --kernel/--variant), its modules
--- next to its obj folder (build/kernel/VARIANT/modules, else the full variant's, which the
--- broken variants share), and the export type from its obj/Module.symvers: that is the truth
--- the outcome is checked against. Fault counts: exact, clean read refaults, one per zapped page.
+-- The expected export comes from the variant's definition, never from the kernel under test:
+-- uml-kernel/variants/VARIANT lists the patches the kernel is built from, and the last line of
+-- them that adds an EXPORT_SYMBOL*(invalidate_mmap_range) is the export it must have (0001
+-- adds EXPORT_SYMBOL_GPL, 0003 turns it into EXPORT_SYMBOL). So a full build that silently
+-- lost 0003 fails here, where reading the build's own Module.symvers would only have
+-- confirmed that the kernel agrees with itself. A kernel that is not a known variant
+-- (--kernel PATH outside BUILD/kernel/NAME/obj/linux) has no definition: SKIP.
+--
+-- The modules are tools, not the oracle: they are taken from next to the running binary
+-- (build/kernel/VARIANT/modules, else the full variant's, which the broken variants share).
+-- Fault counts: exact, clean read refaults, one per zapped page.
 local bed = require "lib.bed"
 
 local NPAGES = 4
@@ -23,18 +30,37 @@ local function slurp(path)
   return s
 end
 
--- The kernel binary of the running vm, its modules folder and the export of the symbol.
-local function kernel_info(vm)
-  local kernel = vm.kernel
-  local obj = kernel:match("^(.*)/[^/]+$")
-  local symvers = slurp(obj .. "/Module.symvers")
-  if not symvers then return nil, obj .. "/Module.symvers is missing (not a umlbed kernel build?)" end
-  local export = symvers:match("%f[%w_]invalidate_mmap_range%s+%S+%s+(EXPORT_SYMBOL%S*)")
-  if not export then return nil, "invalidate_mmap_range is not exported by " .. kernel end
-  local vdir = obj:match("^(.*)/[^/]+$")
+-- The repository root: the folder above the scenario file's (scenarios/), as the runner loaded it (t.file).
+local function repo_root(t) return (t.file:match("^(.*)/[^/]+$") or ".") .. "/.." end
+
+-- The export the variant's definition gives invalidate_mmap_range(), and the patch that gives it:
+-- the last added EXPORT_SYMBOL*(invalidate_mmap_range) line of the patches the variant file lists, in order.
+local function defined_export(ROOT, variant)
+  local def = slurp(ROOT .. "/uml-kernel/variants/" .. variant)
+  if not def then return nil, "no definition uml-kernel/variants/" .. variant .. " (not a known variant)" end
+  local export, by
+  for line in def:gmatch("[^\n]+") do
+    if not line:match("^%s*#") and not line:match("^%s*generation%s") and line:match("%S") then
+      local path = line:match("^%s*(.-)%s*$")
+      local patch = slurp(ROOT .. "/" .. path)
+      if not patch then error("uml-kernel/variants/" .. variant .. " lists " .. path .. ", which is missing", 0) end
+      for e in patch:gmatch("\n%+(EXPORT_SYMBOL[%w_]*)%(invalidate_mmap_range%)") do
+        export, by = e, path
+      end
+    end
+  end
+  if not export then error("no patch of uml-kernel/variants/" .. variant .. " exports invalidate_mmap_range", 0) end
+  return export, by
+end
+
+-- The modules folder of the running binary (the tools, not the expectation): its own, else its generation's full.
+local function modules_of(vm)
+  local vdir = vm.kernel:match("^(.*)/[^/]+/[^/]+$")
   local mods = vdir .. "/modules"
-  if not slurp(mods .. "/umlbed_gpl.ko") then mods = vdir:match("^(.*)/[^/]+$") .. "/full/modules" end
-  return { kernel = kernel, variant = vm.variant, export = export, modules = mods }
+  if not slurp(mods .. "/umlbed_gpl.ko") then
+    mods = vdir:match("^(.*)/[^/]+$") .. (vdir:match("%-6%.12$") and "/full-6.12/modules" or "/full/modules")
+  end
+  return mods
 end
 
 -- Copy a module into the shared folder; returns its guest path.
@@ -53,13 +79,17 @@ return {
   run = function(t)
     local vm = assert(t:vm())
     local ps = vm.pagesize
-    local k, why = kernel_info(vm)
-    if not k then t:skip(why) end
-    local gpl_only = k.export == "EXPORT_SYMBOL_GPL"
-    t:note(("kernel %s (variant %s) exports invalidate_mmap_range with %s"):format(k.kernel, tostring(k.variant),
-                                                                                  k.export))
-    local gpl = assert(stage(vm, k.modules, "umlbed_gpl"))
-    local prop = assert(stage(vm, k.modules, "umlbed_proprietary"))
+    if not vm.variant then
+      t:skip("kernel " .. vm.kernel .. " is not a known variant: no definition to expect an export from")
+    end
+    local export, by = defined_export(repo_root(t), vm.variant)
+    if not export then t:skip(by) end
+    local gpl_only = export == "EXPORT_SYMBOL_GPL"
+    t:note(("variant %s (kernel %s) must export invalidate_mmap_range with %s (%s)"):format(vm.variant, vm.kernel,
+                                                                                            export, by))
+    local mods = modules_of(vm)
+    local gpl = assert(stage(vm, mods, "umlbed_gpl"))
+    local prop = assert(stage(vm, mods, "umlbed_proprietary"))
 
     local b = bed.setup(t, { vm = vm, pages = NPAGES, fill = "m", touch = true })
     local f, m = b.file, b.map
@@ -89,7 +119,7 @@ return {
       -- 6.1 taints P when it reads the license, before the symbol lookup fails: not judged.
       t:note("tainted after the refused module: " .. vm:tainted())
     else
-      t:eq(true, ok, "the proprietary module loads on " .. k.export .. " (" .. tostring(err) .. ")")
+      t:eq(true, ok, "the proprietary module loads on " .. export .. " (" .. tostring(err) .. ")")
       t:expect(klog:find(("umlbed_proprietary: invalidate_mmap_range(%s, %d, %d) done"):format(f.path, 2 * ps, 2 * ps),
                          1, true), "the proprietary module logged its call")
       t:pages("FF--", m, "the proprietary module's call zapped pages 2..3")

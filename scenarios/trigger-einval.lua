@@ -1,4 +1,8 @@
 -- trigger-einval.lua: malformed writes to the sysfs trigger fail with EINVAL and are counted.
+--
+-- The counters expected come from patch 0002's specification, not from a first run: every
+-- write counts in calls, every refused one in failures, and only the one accepted seed line
+-- calls a function (seed_calls); a refused write calls nothing and drops nothing.
 local cases = {
   { "relative/path 0 4096",                     "a relative path" },
   { "/shared/f",                                "no offset or length" },
@@ -40,5 +44,9 @@ return {
     local after = assert(vm:stats())
     t:eq(bad + 1, after.failures - before.failures, "every refused write is counted in failures")
     t:eq(bad + 2, after.calls - before.calls, "every write is counted in calls")
+    t:eq({ seed = 1, unmap = 0, keep_cows = 0, drops = 0 },
+         { seed = after.seed_calls - before.seed_calls, unmap = after.unmap_calls - before.unmap_calls,
+           keep_cows = after.unmap_keep_cows_calls - before.unmap_keep_cows_calls,
+           drops = after.cache_drops - before.cache_drops }, "only the accepted line called a function")
   end,
 }

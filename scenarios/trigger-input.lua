@@ -9,6 +9,17 @@
 -- writer is stopped by the file's mode (0200) at open(), before the store runs: neither is
 -- counted.
 --
+-- Every counter of stats is pinned for every write, from the trigger's specification (patch
+-- 0002's ABI file and trigger_store()), never from a first run: calls counts each write that
+-- reaches the store, failures each refused one; seed_calls, unmap_calls and
+-- unmap_keep_cows_calls count calls of the function, so a write refused while parsing or at
+-- the path (EINVAL, ENOENT, ENOTDIR, ENAMETOOLONG, not a regular file) moves none of them, nor
+-- cache_drops, nor last_seed_vmas_*; an error of the called function (EBUSY from a drop of a
+-- dirty page) comes after the call, so it moves the impl's counter and cache_drops as well as
+-- failures. An accepted seed call sets last_seed_vmas_visited and _zapped to the VMAs its range
+-- meets: here the one mapping when the range zaps a page of it, else none. EPERM (a root
+-- writer without CAP_SYS_ADMIN) is not reachable: the agent cannot drop a capability.
+--
 -- No fault counts: nothing here faults.
 local cases = {
   -- Missing fields.
@@ -77,8 +88,36 @@ return {
     local before = assert(vm:stats())
     local refused, accepted = 0, 0
 
+    -- The counters a write must move, from the specification: refused writes count in calls and failures
+    -- only; an accepted one counts its impl's call, its drop, and for seed the VMAs of the one mapping it met.
+    local COUNTERS = { "calls", "failures", "seed_calls", "unmap_calls", "unmap_keep_cows_calls", "cache_drops" }
+    local function model(st0, text, want, states)
+      local d = {}
+      for _, k in ipairs(COUNTERS) do d[k] = st0[k] end
+      d.last_seed_vmas_visited, d.last_seed_vmas_zapped = st0.last_seed_vmas_visited, st0.last_seed_vmas_zapped
+      if want == "none" then return d end
+      d.calls = d.calls + 1
+      if want ~= "ok" then
+        d.failures = d.failures + 1
+        return d
+      end
+      -- No accepted case drops a zero-length range (seed counts no drop then: zero-length.lua pins it).
+      local words = {}
+      for w in text:gmatch("[^ \t\n]+") do words[#words + 1] = w end
+      local impl, cache = words[4] or "seed", words[5] or "keep"
+      local key = impl:gsub("-", "_") .. "_calls"
+      d[key] = d[key] + 1
+      if cache == "drop" then d.cache_drops = d.cache_drops + 1 end
+      if impl == "seed" then
+        local met = states:find("-", 1, true) and 1 or 0
+        d.last_seed_vmas_visited, d.last_seed_vmas_zapped = met, met
+      end
+      return d
+    end
+
     local function try(text, want, what, states)
       assert(m:touch("r"))
+      local st0 = assert(vm:stats())
       local n, err, ename = vm:trigger(text)
       local label = ("%s (%q)"):format(what, #text > 80 and text:sub(1, 60) .. "..." or text)
       if want == "none" then
@@ -92,7 +131,19 @@ return {
         t:eq(want, ename, label .. ": got " .. tostring(n or err))
         t:pages("FFFF", m, label .. ": a refused write zaps nothing")
       end
+      local st1 = assert(vm:stats())
+      local seen = {}
+      for k in pairs(model(st0, text, want, states)) do seen[k] = st1[k] end
+      t:eq(model(st0, text, want, states), seen, label .. ": exactly the counters the specification names move")
     end
+
+    -- Give last_seed_vmas_* a value of 1 first, so that a refused write that reset them would show.
+    assert(m:touch("r"))
+    t:eq(#(f.path .. " 0 4096"), vm:trigger(f.path .. " 0 4096"), "a seed call that meets the mapping")
+    local primed = assert(vm:stats())
+    t:eq(1, primed.last_seed_vmas_visited, "the seed call visited the one mapping")
+    t:eq(1, primed.last_seed_vmas_zapped, "and zapped it")
+    accepted = accepted + 1
 
     for _, c in ipairs(cases) do try(c[1], c[2], c[3], c[4]) end
 
@@ -118,6 +169,27 @@ return {
     t:pages("FFFF", m, "the non-root write zapped nothing")
     local last = assert(vm:stats())
     t:eq(0, last.calls - after.calls, "the refused open never reached the trigger")
+
+    -- An error of the called function: cache=drop of a dirty page fails EBUSY after the seed call and the
+    -- drop were made, so seed_calls and cache_drops move with failures, and the seed call's VMAs are set.
+    local g = assert(vm:file("g", 2 * ps))
+    local mg = assert(b.proc:mmap(g, { mode = "shared", prot = "rw" }))
+    assert(mg:poke(0, "dirty"))
+    local st0 = assert(vm:stats())
+    local _, gerr, gename = vm:trigger(g.path .. " 0 4096 seed drop")
+    t:eq("EBUSY", gename, "cache=drop of a dirty page fails after the call (" .. tostring(gerr) .. ")")
+    local st1 = assert(vm:stats())
+    local seen = {}
+    for _, k in ipairs({ "calls", "failures", "seed_calls", "unmap_calls", "unmap_keep_cows_calls", "cache_drops",
+                         "last_seed_vmas_visited", "last_seed_vmas_zapped" }) do
+      seen[k] = st1[k]
+    end
+    t:eq({ calls = st0.calls + 1, failures = st0.failures + 1, seed_calls = st0.seed_calls + 1,
+           unmap_calls = st0.unmap_calls, unmap_keep_cows_calls = st0.unmap_keep_cows_calls,
+           cache_drops = st0.cache_drops + 1, last_seed_vmas_visited = 1, last_seed_vmas_zapped = 1 }, seen,
+         "EBUSY: the call and the drop were made and failed")
+    assert(mg:msync())
+    assert(mg:munmap())
 
     -- The kernel lives on: a good line still works.
     local line = f.path .. " 0 4096 seed keep\n"

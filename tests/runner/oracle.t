@@ -1,0 +1,77 @@
+#!/bin/sh
+# oracle.t: expectations come from the scenarios' own models, not from the kernel under test: make them disagree, see a failure.
+. "$(dirname "$0")/common.sh"
+need_uml
+FULL=$(realpath "$KERNEL")
+
+# licensing.lua expects the export that the variant's definition (uml-kernel/variants/NAME) gives. A tree that
+# names the full binary gpl-only is a full build that lost patch 0003 as far as the scenario can tell: the
+# proprietary module loads where the definition says it must be refused. (Reading the export from the build's
+# own Module.symvers, as licensing.lua once did, passed here.)
+run run $K "$SRC/scenarios/licensing.lua"
+check "licensing passes on the full kernel" [ "$rc" = 0 ]
+[ "$rc" = 0 ] || diag "$T/out"
+mkdir -p "$T/fake/kernel/gpl-only/obj"
+ln -s "$FULL" "$T/fake/kernel/gpl-only/obj/linux"
+run run --kernel "$T/fake/kernel/gpl-only/obj/linux" --agent "$AGENT" "$SRC/scenarios/licensing.lua"
+check "licensing: a full binary named gpl-only FAILS (the definition wants EXPORT_SYMBOL_GPL)" \
+  grep -q '^not ok 1 - licensing.* # FAILED$' "$T/out"
+check "licensing: it fails because the proprietary module was not refused" \
+  grep -q 'the proprietary module is refused: the symbol is GPL-only.*expected "ENOENT", seen nil' "$T/out"
+check "licensing: the expectation names the variant's definition" \
+  grep -q 'variant gpl-only .* must export invalidate_mmap_range with EXPORT_SYMBOL_GPL (patches/[^ ]*0001-' "$T/out"
+rm -rf "$TMPDIR"/umlbed-*
+
+# A kernel outside BUILD/kernel/NAME/obj/linux (a hard link keeps the runner from finding a variant through
+# a symbolic link) has no definition to expect an export from: SKIP, with the reason.
+mkdir -p "$T/other"
+ln "$FULL" "$T/other/linux" 2>/dev/null || cp "$FULL" "$T/other/linux"
+run run --kernel "$T/other/linux" --agent "$AGENT" "$SRC/scenarios/licensing.lua"
+check "licensing: a kernel that is no known variant is a SKIP naming why" \
+  grep -q '^ok 1 - licensing.* # SKIP kernel .* is not a known variant' "$T/out"
+rm -f "$T/other/linux"
+
+# drop-unaligned.lua computes the dropped pages from the seed's rounding. Each broken-rounding mutant that is
+# built (make mutants) must fail it for seed: its short ranges keep the private COW copies.
+run run $K "$SRC/scenarios/drop-unaligned.lua"
+check "drop-unaligned passes on the full kernel" [ "$rc" = 0 ]
+[ "$rc" = 0 ] || diag "$T/out"
+for v in broken-rounding broken-rounding-6.12; do
+  if [ ! -x "$BUILD/kernel/$v/obj/linux" ]; then
+    echo "ok $((n += 1)) # SKIP $v is not built (make mutants)"
+    continue
+  fi
+  run run --variant "$v" --agent "$AGENT" --filter '*impl=seed*' "$SRC/scenarios/drop-unaligned.lua"
+  check "drop-unaligned FAILS on $v" grep -q '^not ok 1 - .*\[impl=seed\] # FAILED$' "$T/out"
+  check "drop-unaligned on $v: the COW copy of a short range stayed" \
+    grep -q '2 bytes at P-1.*COW copies discarded in the range only: pages expected "-AAAAA", seen "AAAAAA"' "$T/out"
+  rm -rf "$TMPDIR"/umlbed-*
+done
+
+# The seed's walk holds the mapping's i_mmap_rwsem for reading (its kernel-doc says so); on one UML CPU nothing
+# else would notice if it did not. Under gdb, every zap that invalidate_mmap_range_tree() makes is looked at:
+# breakpoint 1 stops where the rwsem is not held for reading, breakpoint 2 where it is. rounding.lua's seed run
+# has 10 cases, each zapping its one mapping once.
+if command -v gdb >/dev/null; then
+  walk='$_caller_is("invalidate_mmap_range_tree")'
+  count='vma->vm_file->f_mapping->i_mmap_rwsem.count.counter'
+  GUARD=$(scaled 300) grun run $K --gdb --batch \
+    --break "zap_page_range_single if $walk && ($count < 256 || ($count & 1))" \
+    --break "zap_page_range_single if $walk && $count >= 256 && !($count & 1)" \
+    --filter '*impl=seed*' "$SRC/scenarios/rounding.lua"
+  check "rounding.lua under gdb passes" [ "$rc" = 0 -a "$hung" = 0 ]
+  check "gdb set both breakpoints" [ "$(grep -c '^Breakpoint [12] at 0x' "$T/err")" = 2 ]
+  check "no zap of the seed's walk without i_mmap_rwsem held for reading" not grep -q '^Breakpoint 1, ' "$T/err"
+  check "all 10 zaps of the seed's walk hold i_mmap_rwsem for reading" [ "$(grep -c '^Breakpoint 2, ' "$T/err")" = 10 ]
+  rm -rf "$TMPDIR"/umlbed-*
+else
+  echo "ok $((n += 1)) # SKIP no gdb"
+fi
+
+# No scenario takes an expectation from the build under test: Module.symvers and the kernel's .config are not
+# read by any scenario's code (comments may name them).
+reads() { grep -Hn 'Module\.symvers\|/\.config' "$SRC"/scenarios/*.lua "$SRC"/scenarios/lib/*.lua | grep -v '^[^:]*:[0-9]*: *--'; }
+check "no scenario reads Module.symvers or a .config" not reads
+
+check "no run folder left" [ "$(leftover_dirs)" = 0 ]
+echo "1..$n"
