@@ -2,12 +2,17 @@
 
 BUILD ?= $(CURDIR)/build
 VARIANTS ?= full gpl-only
+# The Linux 6.12 generation (patches/6.12/, uml-kernel/fixes/6.12/): built with GEN=6.12, not part of make or check.
+VARIANTS_612 ?= full-6.12 gpl-only-6.12
+GEN ?= 6.1
 VARIANT ?=
 # -j auto: the runner adds concurrent instances only while they raise throughput (docs/umlbed.1).
 JOBS ?= auto
 export BUILD
 
-kernel_variants := $(if $(VARIANT),$(VARIANT),$(VARIANTS))
+gen_variants := $(if $(filter 6.12,$(GEN)),$(VARIANTS_612),$(VARIANTS))
+kernel_variants := $(if $(VARIANT),$(VARIANT),$(gen_variants))
+mutant_suffix := $(if $(filter 6.12,$(GEN)),-6.12)
 UMLBED := $(BUILD)/runner/umlbed
 
 .PHONY: all deps kernel modules guest runner scenarios check checkpatch mutants clean distclean help
@@ -18,12 +23,12 @@ all: scenarios
 help:
 	@echo "make            build everything and run scenarios/"
 	@echo "make check      build everything and run the tests (prove)"
-	@echo "make kernel     build the patched UML kernels ($(VARIANTS)); VARIANT=name for one"
+	@echo "make kernel     build the patched UML kernels ($(VARIANTS)); VARIANT=name for one, GEN=6.12 for $(VARIANTS_612)"
 	@echo "make modules    build the test modules against each kernel variant"
 	@echo "make guest      build the static guest agent"
 	@echo "make runner     build the umlbed runner"
-	@echo "make checkpatch run the kernel's checkpatch.pl --strict on patches/"
-	@echo "make mutants    build the deliberately broken kernels and show which scenarios catch each"
+	@echo "make checkpatch run each generation's checkpatch.pl --strict on its series, patches/6.1/ and patches/6.12/"
+	@echo "make mutants    build the deliberately broken kernels and show which scenarios catch each (GEN=6.12 too)"
 	@echo "make soak       run scenarios/ again and again under load (bench/soak.sh: SOAK_RUNS, SOAK_CONDITIONS)"
 
 deps:
@@ -55,14 +60,19 @@ check: kernel modules guest runner
 	UMLBED_BUILD=$(BUILD) prove -r tests/
 	UMLBED_BUILD=$(BUILD) UMLBED_RUNNER_DIR=$(BUILD)/runner-san prove tests/runner/
 
-checkpatch: kernel
-	@for p in $$(grep -v '^#' patches/series); do \
-		$(BUILD)/kernel/full/src/scripts/checkpatch.pl --strict --no-tree patches/$$p || exit 1; \
+# Each series against its own generation's checkpatch.pl (build.sh --tree extracts the pristine tree if needed).
+# Absolute paths: checkpatch.pl checks a relative path that git tracks as a source file (--file), not as a patch.
+checkpatch: deps
+	@for g in 6.1 6.12; do \
+		tree=$$(uml-kernel/build.sh --tree $$g) || exit 1; \
+		for p in $$(grep -v '^#' patches/$$g/series); do \
+			$$tree/scripts/checkpatch.pl --strict --no-tree $(CURDIR)/patches/$$g/$$p || exit 1; \
+		done; \
 	done
 
 # Not part of check: three more kernel builds. Fails if a broken kernel passes the whole suite.
 mutants: kernel modules guest runner
-	uml-kernel/mutants.sh
+	uml-kernel/mutants.sh broken-rounding$(mutant_suffix) broken-pgoff$(mutant_suffix) broken-keep-cows$(mutant_suffix)
 
 # Not part of check: the whole suite SOAK_RUNS times per hostile condition (-j, taskset, stress-ng neighbours,
 # time travel); fails on any verdict but ok or SKIP. KERNEL= or VARIANT= choose the kernel.

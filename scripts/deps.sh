@@ -4,8 +4,8 @@ set -euo pipefail
 
 packages=("$@")
 [ $# -gt 0 ] || packages=(
-	# The kernel: Debian's 6.1 source and what kbuild needs for ARCH=um.
-	linux-source-6.1 xz-utils patch flex bison bc gcc make perl kmod ccache
+	# The kernels: Debian's 6.1 and 6.12 sources (the two generations) and what kbuild needs for ARCH=um.
+	linux-source-6.1 linux-source-6.12 xz-utils patch flex bison bc gcc make perl kmod ccache
 	# The runner and its tests.
 	pkg-config liblua5.4-dev lua5.4 libuv1-dev libjansson-dev libcmocka-dev
 	# Debugging and checking.

@@ -1,83 +1,118 @@
 #!/usr/bin/env bash
-# Checks the patch series: applies to pristine 6.1 with patch and git apply, is checkpatch --strict clean, and bisects (builds after each patch).
+# Checks each kernel generation's patch series (patches/GEN/): applies to its pristine tree with patch and git apply, is clean under that tree's checkpatch --strict, and bisects (builds after each patch).
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-$top/build}
-pristine=${KSRC:-$BUILD/src/linux-source-6.1}
-mapfile -t series < <(grep -v -e '^#' -e '^[[:space:]]*$' "$top/patches/series")
-n=${#series[@]}
+# The generations and the full variant whose .config the bisect builds start from.
+generations=(6.1 6.12)
+declare -A full=([6.1]=full [6.12]=full-6.12)
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/umlbed-series.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM
 
-if [ ! -f "$pristine/Makefile" ]; then
-	echo "1..0 # SKIP no pristine tree at $pristine (run make kernel)"
-	exit 0
-fi
+# The pristine tree of a generation, as build.sh chooses it (KSRC_6_12=, KSRC= of that version, or Debian's).
+tree_of() {
+	local var=KSRC_${1//./_} ksrc
+	ksrc=${!var:-${KSRC:-}}
+	if [ -n "$ksrc" ] && [ -f "$ksrc/Makefile" ]; then
+		local have
+		have=$(sed -n -e 's/^VERSION = \([0-9]*\)$/\1/p' -e 's/^PATCHLEVEL = \([0-9]*\)$/\1/p' "$ksrc/Makefile" | paste -sd.)
+		[ "$have" = "$1" ] && { (cd "$ksrc" && pwd); return; }
+	fi
+	echo "$BUILD/src/linux-source-$1"
+}
 
-echo "1..$((3 * n + 1))"
+series_of() { grep -v -e '^#' -e '^[[:space:]]*$' "$top/patches/$1/series"; }
+
+plan=0
+for g in "${generations[@]}"; do
+	n=$(series_of "$g" | wc -l)
+	plan=$((plan + 3 * n + 1))
+done
+echo "1..$plan"
 t=0
 ok() { t=$((t + 1)); echo "ok $t - $*"; }
 not_ok() { t=$((t + 1)); echo "not ok $t - $1"; shift; printf '#   %s\n' "$@"; }
+skip() { t=$((t + 1)); echo "ok $t # SKIP $*"; }
 diag() { sed 's/^/#   /'; }
 
-# patch -p1, in order, on a hard-linked copy (patch writes new files, the pristine ones stay as they are).
-cp -al "$pristine" "$tmp/patch-tree"
-for p in "${series[@]}"; do
-	if out=$(patch -d "$tmp/patch-tree" -p1 --no-backup-if-mismatch -i "$top/patches/$p" 2>&1); then
-		ok "patch -p1 applies $p"
-	else
-		not_ok "patch -p1 applies $p" "$out"
-	fi
-done
+check_generation() {
+	local g=$1 pristine dir p out n i
+	local -a series
+	pristine=$(tree_of "$g")
+	dir=$top/patches/$g
+	mapfile -t series < <(series_of "$g")
+	n=${#series[@]}
 
-# git apply, in order, on real copies of the files the series touches.
-mkdir -p "$tmp/git-tree"
-(cd "$pristine" && sed -n 's|^--- a/||p' "${series[@]/#/$top/patches/}" | sort -u |
-	while read -r f; do [ -f "$f" ] && cp --parents "$f" "$tmp/git-tree/"; done)
-for p in "${series[@]}"; do
-	if out=$(cd "$tmp/git-tree" && git apply "$top/patches/$p" 2>&1); then
-		ok "git apply applies $p"
-	else
-		not_ok "git apply applies $p" "$out"
+	if [ ! -f "$pristine/Makefile" ]; then
+		for ((i = 0; i < 3 * n + 1; i++)); do skip "$g: no pristine tree at $pristine (make kernel GEN=$g)"; done
+		return
 	fi
-done
 
-# checkpatch --strict: no errors, warnings or checks.
-for p in "${series[@]}"; do
-	out=$("$pristine/scripts/checkpatch.pl" --strict --no-tree "$top/patches/$p" 2>&1)
-	if echo "$out" | grep -q '^total: 0 errors, 0 warnings, 0 checks'; then
-		ok "checkpatch --strict clean: $p"
-	else
-		not_ok "checkpatch --strict clean: $p" "$(echo "$out" | grep -E '^(ERROR|WARNING|CHECK|total)')"
-	fi
-done
+	# patch -p1, in order, on a hard-linked copy (patch writes new files, the pristine ones stay as they are).
+	cp -al "$pristine" "$tmp/$g-patch-tree"
+	for p in "${series[@]}"; do
+		if out=$(patch -d "$tmp/$g-patch-tree" -p1 --no-backup-if-mismatch -i "$dir/$p" 2>&1); then
+			ok "$g: patch -p1 applies $p"
+		else
+			not_ok "$g: patch -p1 applies $p" "$out"
+		fi
+	done
 
-# Bisectability: one tree, one build folder, build after each patch (ccache makes the first build cheap).
-src=$tmp/bisect/src
-obj=$tmp/bisect/obj
-mkdir -p "$obj"
-cp -al "$pristine" "$src"
-kmake=(make -C "$src" O="$obj" ARCH=um -j"$(nproc)" -s)
-command -v ccache >/dev/null && { export CCACHE_BASEDIR=$tmp/bisect CCACHE_NOHASHDIR=1; kmake+=(CC="ccache gcc"); }
-config=$BUILD/kernel/full/obj/.config
-if [ ! -f "$config" ]; then
-	not_ok "kernel builds after each patch" "no $config to start from (run make kernel)"
-	exit 1
-fi
-failed=
-for p in "${series[@]}"; do
-	patch -d "$src" -p1 -s --no-backup-if-mismatch -i "$top/patches/$p" >/dev/null 2>&1 || { failed="$p does not apply"; break; }
-	# Start from the full variant's config each time, so the trigger is on from the patch that adds it.
-	cp "$config" "$obj/.config"
-	"${kmake[@]}" olddefconfig >/dev/null 2>&1
-	if ! out=$("${kmake[@]}" 2>&1) || [ ! -x "$obj/linux" ]; then
-		failed="build fails after $p"
-		echo "$out" | tail -20 | diag
-		break
+	# git apply, in order, on real copies of the files the series touches.
+	mkdir -p "$tmp/$g-git-tree"
+	(cd "$pristine" && sed -n 's|^--- a/||p' "${series[@]/#/$dir/}" | sort -u |
+		while read -r f; do [ -f "$f" ] && cp --parents "$f" "$tmp/$g-git-tree/"; done)
+	for p in "${series[@]}"; do
+		if out=$(cd "$tmp/$g-git-tree" && git apply "$dir/$p" 2>&1); then
+			ok "$g: git apply applies $p"
+		else
+			not_ok "$g: git apply applies $p" "$out"
+		fi
+	done
+
+	# checkpatch --strict of the generation's own tree: no errors, warnings or checks.
+	for p in "${series[@]}"; do
+		out=$("$pristine/scripts/checkpatch.pl" --strict --no-tree "$dir/$p" 2>&1)
+		if echo "$out" | grep -q '^total: 0 errors, 0 warnings, 0 checks'; then
+			ok "$g: checkpatch --strict clean: $p"
+		else
+			not_ok "$g: checkpatch --strict clean: $p" "$(echo "$out" | grep -E '^(ERROR|WARNING|CHECK|total)')"
+		fi
+	done
+
+	# Bisectability: one tree, one build folder, build after each patch (ccache makes the first build cheap).
+	local src=$tmp/$g-bisect/src obj=$tmp/$g-bisect/obj config=$BUILD/kernel/${full[$g]}/obj/.config failed=
+	if [ ! -f "$config" ]; then
+		not_ok "$g: kernel builds after each patch" "no $config to start from (make kernel VARIANT=${full[$g]})"
+		return
 	fi
-	echo "# built after $p"
+	mkdir -p "$obj"
+	cp -al "$pristine" "$src"
+	local -a kmake=(make -C "$src" O="$obj" ARCH=um -j"$(nproc)" -s)
+	command -v ccache >/dev/null && kmake+=(CC="ccache gcc")
+	for p in "${series[@]}"; do
+		patch -d "$src" -p1 -s --no-backup-if-mismatch -i "$dir/$p" >/dev/null 2>&1 || { failed="$p does not apply"; break; }
+		# Start from the full variant's config each time, so the trigger is on from the patch that adds it.
+		cp "$config" "$obj/.config"
+		"${kmake[@]}" olddefconfig >/dev/null 2>&1
+		if ! out=$(CCACHE_BASEDIR=$tmp/$g-bisect CCACHE_NOHASHDIR=1 "${kmake[@]}" 2>&1) || [ ! -x "$obj/linux" ]; then
+			failed="build fails after $p"
+			echo "$out" | tail -20 | diag
+			break
+		fi
+		echo "# $g: built after $p"
+	done
+	if [ -z "$failed" ]; then
+		ok "$g: kernel builds after each of the $n patches"
+	else
+		not_ok "$g: kernel builds after each patch" "$failed"
+	fi
+	rm -rf "$tmp/$g-bisect"
+}
+
+for g in "${generations[@]}"; do
+	check_generation "$g"
 done
-if [ -z "$failed" ]; then ok "kernel builds after each of the $n patches"; else not_ok "kernel builds after each patch" "$failed"; fi

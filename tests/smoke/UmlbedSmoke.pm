@@ -98,10 +98,11 @@ sub modules_dir {
 	return $ENV{'UMLBED_MODULES_' . _env_name($variant)} // "$BUILD/kernel/$variant/modules";
 }
 
-# Only the gpl-only variant keeps invalidate_mmap_range() GPL-only, so only there must the proprietary module fail.
+# Only the gpl-only variants (gpl-only, gpl-only-6.12) keep invalidate_mmap_range() GPL-only, so only there must
+# the proprietary module fail.
 sub proprietary_expectation {
 	my ($variant) = @_;
-	return $variant eq 'gpl-only' ? 'refuse' : 'load';
+	return $variant =~ /^gpl-only(?:-[0-9.]+)?$/ ? 'refuse' : 'load';
 }
 
 # One temp folder per test file; removed at exit, also after a failure or a signal.
@@ -287,7 +288,8 @@ sub show_console {
 
 # Kernel warnings that are known, understood and not caused by the code under test. Each still shows up as a
 # failing TODO test, so it stays visible until it is fixed; any other warning fails the test. Empty since every
-# variant carries uml-kernel/fixes/um-force_flush_all-mmap_lock.patch (UML's own "suspicious RCU usage" at fork).
+# 6.1 variant carries uml-kernel/fixes/6.1/um-force_flush_all-mmap_lock.patch (UML's own "suspicious RCU usage" at
+# fork; 6.12's fork walks no VMAs).
 our @KNOWN_SPLATS = ();
 
 # Splits the kernel log into splats (WARN, BUG, oops, panic, lockdep reports) and checks each against the known list.
