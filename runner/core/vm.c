@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -94,6 +96,27 @@ static void vm_die(umb_vm *vm, const char *why) {
   /* Whatever broke, the rest of the instance must not outlive it. */
   vm_kill_group(vm);
   vm_report_dead(vm);
+}
+
+/* The size of a guest memory string (checked by umb_mem_check), or 0. */
+static unsigned long long mem_bytes(const char *mem) {
+  char *end;
+  unsigned long long v = strtoull(mem, &end, 10);
+  return v << (*end == 'K' || *end == 'k' ? 10 : *end == 'M' || *end == 'm' ? 20 : *end == 'G' || *end == 'g' ? 30 : 0);
+}
+
+/* Where UML makes its memory file: a tmpfs with room for it (twice over) when the host has one at /dev/shm, else
+ * the instance's own folder. On tmpfs the guest's memory is plain shared memory; on a disk filesystem every page
+ * of it is a page of a file there (UML warns "tempdir ... is not on tmpfs"). UML opens the file O_TMPFILE: it has
+ * no name, and goes with the last descriptor, however the instance ends. */
+static void mem_dir(const umb_vm_options *opt, char *out, size_t size) {
+  struct statfs fs;
+  unsigned long long need = 2 * mem_bytes(opt->mem ? opt->mem : "64M");
+  if (statfs("/dev/shm", &fs) == 0 && fs.f_type == TMPFS_MAGIC && access("/dev/shm", W_OK | X_OK) == 0 &&
+      (unsigned long long)fs.f_bavail * (unsigned long long)fs.f_bsize >= need)
+    snprintf(out, size, "TMPDIR=/dev/shm");
+  else
+    snprintf(out, size, "TMPDIR=%s/tmp", opt->dir);
 }
 
 int umb_mem_check(const char *mem) {
@@ -415,7 +438,7 @@ int umb_vm_spawn(uv_loop_t *loop, const umb_vm_options *opt, umb_vm_event_cb cb,
   }
   char umldir[4200], tmpdir[4200];
   snprintf(umldir, sizeof umldir, "uml_dir=%s/uml", opt->dir);
-  snprintf(tmpdir, sizeof tmpdir, "TMPDIR=%s/tmp", opt->dir);
+  mem_dir(opt, tmpdir, sizeof tmpdir);
   snprintf(path, sizeof path, "%s/tmp", opt->dir);
   if (mkdir(path, 0755) && errno != EEXIST) {
     rc = -errno;

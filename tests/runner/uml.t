@@ -147,6 +147,10 @@ check "lpj: ... with the cached value" grep -q "lpj=$(awk '{ print $NF }' "$T/lp
 run run --keep --cmdline lpj=0 "$T/boot.lua"
 kept=$(sed -n 's/^# run folder kept: //p' "$T/out")
 check "lpj: a command line with lpj= of its own calibrates" grep -q 'Calibrating delay loop\.\.\.' "$kept/vm0/console.log"
+# The memory file goes to /dev/shm when that is a tmpfs (UML says which folder it took and whether it is tmpfs).
+if [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] && [ -w /dev/shm ]; then
+  check "memory file: on /dev/shm, a tmpfs" grep -q 'Checking if /dev/shm is on tmpfs...OK' "$kept/vm0/console.log"
+fi
 [ -n "$kept" ] && rm -rf "$kept"
 unset UMLBED_LPJ_CACHE
 
