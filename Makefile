@@ -2,7 +2,8 @@
 
 BUILD ?= $(CURDIR)/build
 VARIANTS ?= full gpl-only
-# The Linux 6.12 generation (patches/6.12/, uml-kernel/fixes/6.12/): built with GEN=6.12, not part of make or check.
+# The Linux 6.12 generation (patches/6.12/, uml-kernel/fixes/6.12/): make GEN=6.12 builds and runs it; make check
+# always covers both generations.
 VARIANTS_612 ?= full-6.12 gpl-only-6.12
 GEN ?= 6.1
 VARIANT ?=
@@ -47,17 +48,23 @@ guest: deps
 runner: deps
 	@$(MAKE) -s -C runner
 
+# GEN=6.12 builds and runs the Linux 6.12 generation instead (make check covers both).
 scenarios: kernel modules guest runner
-	$(UMLBED) run -j $(JOBS) scenarios/
+	$(UMLBED) run -j $(JOBS) --generation $(GEN) scenarios/
 
-# The README's second command: every test through prove (TAP). The runner's tests run twice, the second time
-# against its ASan/UBSan build; valgrind checks the runner's unit tests and fake-UML runs first.
-check: kernel modules guest runner
+# The README's second command: every test through prove (TAP), on both kernel generations: the series, smoke and
+# gdb tests and the scenario suite run on 6.1 and 6.12 variants, the agent's tests on each generation's full kernel.
+# The runner's tests run twice, the second time against its ASan/UBSan build; valgrind checks the runner's unit
+# tests and fake-UML runs first.
+check: guest runner
+	@$(MAKE) -s kernel modules GEN=6.1 VARIANT=
+	@$(MAKE) -s kernel modules GEN=6.12 VARIANT=
 	@$(MAKE) -s -C guest host
 	@$(MAKE) -s -C tests/agent
 	@$(MAKE) -s -C runner SAN=1
 	@$(MAKE) -s -C runner check-valgrind
-	UMLBED_BUILD=$(BUILD) prove -r tests/
+	UMLBED_BUILD=$(BUILD) UMLBED_VARIANTS="$(VARIANTS) $(VARIANTS_612)" prove -r tests/
+	UMLBED_BUILD=$(BUILD) UMLBED_KERNEL=$(BUILD)/kernel/full-6.12/obj/linux prove tests/agent/agent.t
 	UMLBED_BUILD=$(BUILD) UMLBED_RUNNER_DIR=$(BUILD)/runner-san prove tests/runner/
 
 # Each series against its own generation's checkpatch.pl (build.sh --tree extracts the pristine tree if needed).

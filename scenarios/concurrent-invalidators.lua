@@ -4,7 +4,7 @@
 -- invalidations of the same file can overlap. Each zaps every mapper's PTEs under i_mmap_rwsem (read, shared),
 -- so on a mapper's mm one gather can be pending while the other's finishes: tlb_finish_mmu() then flushes that
 -- mm in full, and UML's flush_tlb_mm() walked the live mm's VMA tree unlocked (PROVE_RCU: "suspicious RCU
--- usage" at lib/maple_tree.c:860; uml-kernel/fixes/um-flush_tlb_mm-foreign-mm.patch). With the fix, nothing
+-- usage" at lib/maple_tree.c; uml-kernel/fixes/*/um-flush_tlb_mm-foreign-mm.patch). With the fix, nothing
 -- may be reported, every invalidation must succeed, and after a last host write and cache=drop every sharer
 -- reads the new data: the full flush still removed every stale host mapping.
 --

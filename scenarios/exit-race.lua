@@ -7,8 +7,9 @@
 -- turns it into a full flush: on UML 6.1, flush_tlb_mm() then walked the dying mm's VMA tree
 -- (for_each_vma) with neither its mmap_lock nor RCU (PROVE_RCU: "suspicious
 -- rcu_dereference_check() usage" in lib/maple_tree.c). Found by model-fuzz.lua (seed 6); fixed
--- by uml-kernel/fixes/um-flush_tlb_mm-foreign-mm.patch, which skips an mm without users and
--- walks a live one under RCU. Any kernel report fails the scenario through the runner's
+-- by uml-kernel/fixes/6.1/um-flush_tlb_mm-foreign-mm.patch, which skips an mm without users and
+-- walks a live one under RCU (on 6.12: uml-kernel/fixes/6.12/, which marks the whole user space for the
+-- next sync instead of walking). Any kernel report fails the scenario through the runner's
 -- console scanner.
 --
 -- The fix must not buy quiet with coherency: every round the host (the "other node") rewrites

@@ -45,7 +45,7 @@ sub console_like {
 
 # UML's serial line driver in 6.1 loses its input interrupt once the tty throttles (more than about 4 KiB of
 # unread input) and then never reads again. The project's kernels (BUILD/kernel/VARIANT/obj/linux) all carry
-# uml-kernel/fixes/um-line-throttle.patch: on them the 4 MiB line checks always run, and a stalled probe is a
+# uml-kernel/fixes/*/um-line-throttle.patch: on them the 4 MiB line checks always run, and a stalled probe is a
 # failure. Any other kernel (Debian's linux.uml) is probed, and skips them only if the probe gets no reply within
 # its (generous, scaled) hang guard.
 my $ours = $kernel =~ m{/kernel/[^/]+/obj/linux$};

@@ -1,24 +1,13 @@
 #!/bin/bash
 # bench.t: each bench/ script in its quickest mode prints its table and parses; no timing is asserted.
-# The setup of tests/runner/common.sh, whose paths count from tests/runner/.
-SRC=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${UMLBED_BUILD:-$SRC/build}
-RDIR=${UMLBED_RUNNER_DIR:-$BUILD/runner}
-UMLBED=$RDIR/umlbed
+# The runner tests' setup: paths, a private TMPDIR (the scripts' scratch folders and the runs' folders go there, so
+# leftovers can be counted) and the TAP helpers.
+. "$(dirname "$0")/../runner/common.sh"
 KERNEL=${UMLBED_KERNEL:-$BUILD/kernel/full/obj/linux}
 if [ ! -x "$KERNEL" ] || [ ! -f "$BUILD/guest/umlbed-agent" ] || [ ! -x "$UMLBED" ]; then
   echo "1..0 # SKIP no patched kernel ($KERNEL), agent or runner ($UMLBED)"
   exit 0
 fi
-# A private TMPDIR: the scripts' scratch folders and the runs' folders go there, so leftovers can be counted.
-T=$(mktemp -d "${TMPDIR:-/tmp}/umlbed-t.XXXXXX")
-export TMPDIR=$T/tmp
-mkdir -p "$TMPDIR"
-trap 'rm -rf "$T"' EXIT
-n=0
-ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
-check() { desc=$1; shift; if "$@"; then ok 0 "$desc"; else ok 1 "$desc"; fi; }
-diag() { sed 's/^/# /' "$@"; }
 B=$SRC/bench
 export UMLBED KERNEL
 num='[0-9]+(\.[0-9]+)?'
