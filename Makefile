@@ -77,7 +77,8 @@ checkpatch: deps
 		done; \
 	done
 
-# Not part of check: three more kernel builds. Fails if a broken kernel passes the whole suite.
+# Not part of check: three more kernel builds. Fails unless some scenario run FAILS (an expectation, not a crash
+# or an error) on each broken kernel.
 mutants: kernel modules guest runner
 	uml-kernel/mutants.sh broken-rounding$(mutant_suffix) broken-pgoff$(mutant_suffix) broken-keep-cows$(mutant_suffix)
 

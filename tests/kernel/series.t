@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Checks each kernel generation's patch series (patches/GEN/): applies to its pristine tree with patch and git apply, is clean under that tree's checkpatch --strict, and bisects (builds after each patch).
+# Checks each kernel generation's patch series (patches/GEN/): applies to its pristine tree with patch and git apply, is clean under that tree's checkpatch --strict, and bisects (builds after each patch); its UML fixes (uml-kernel/fixes/GEN/) are checkpatch-clean too.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -25,11 +25,13 @@ tree_of() {
 }
 
 series_of() { grep -v -e '^#' -e '^[[:space:]]*$' "$top/patches/$1/series"; }
+fixes_of() { (cd "$top/uml-kernel/fixes/$1" 2>/dev/null && ls -- *.patch 2>/dev/null); }
 
 plan=0
 for g in "${generations[@]}"; do
 	n=$(series_of "$g" | wc -l)
-	plan=$((plan + 3 * n + 1))
+	nf=$(fixes_of "$g" | wc -l)
+	plan=$((plan + 3 * n + 1 + nf))
 done
 echo "1..$plan"
 t=0
@@ -39,17 +41,29 @@ skip() { t=$((t + 1)); echo "ok $t # SKIP $*"; }
 diag() { sed 's/^/#   /'; }
 
 check_generation() {
-	local g=$1 pristine dir p out n i
-	local -a series
+	local g=$1 pristine dir p out n i nf
+	local -a series fixes
 	pristine=$(tree_of "$g")
 	dir=$top/patches/$g
 	mapfile -t series < <(series_of "$g")
+	mapfile -t fixes < <(fixes_of "$g")
 	n=${#series[@]}
+	nf=${#fixes[@]}
 
 	if [ ! -f "$pristine/Makefile" ]; then
-		for ((i = 0; i < 3 * n + 1; i++)); do skip "$g: no pristine tree at $pristine (make kernel GEN=$g)"; done
+		for ((i = 0; i < 3 * n + 1 + nf; i++)); do skip "$g: no pristine tree at $pristine (make kernel GEN=$g)"; done
 		return
 	fi
+
+	# The UML fixes every variant carries: upstream style, each with the commit message that explains it.
+	for p in "${fixes[@]}"; do
+		out=$("$pristine/scripts/checkpatch.pl" --strict --no-tree "$top/uml-kernel/fixes/$g/$p" 2>&1)
+		if echo "$out" | grep -q '^total: 0 errors, 0 warnings, 0 checks'; then
+			ok "$g: checkpatch --strict clean: uml-kernel fixes $p"
+		else
+			not_ok "$g: checkpatch --strict clean: uml-kernel fixes $p" "$(echo "$out" | grep -E '^(ERROR|WARNING|CHECK|total)')"
+		fi
+	done
 
 	# patch -p1, in order, on a hard-linked copy (patch writes new files, the pristine ones stay as they are).
 	cp -al "$pristine" "$tmp/$g-patch-tree"
