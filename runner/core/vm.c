@@ -98,28 +98,8 @@ static void vm_die(umb_vm *vm, const char *why) {
   vm_report_dead(vm);
 }
 
-/* The size of a guest memory string (checked by umb_mem_check), or 0. */
-static unsigned long long mem_bytes(const char *mem) {
-  char *end;
-  unsigned long long v = strtoull(mem, &end, 10);
-  return v << (*end == 'K' || *end == 'k' ? 10 : *end == 'M' || *end == 'm' ? 20 : *end == 'G' || *end == 'g' ? 30 : 0);
-}
-
-/* Where UML makes its memory file: a tmpfs with room for it (twice over) when the host has one at /dev/shm, else
- * the instance's own folder. On tmpfs the guest's memory is plain shared memory; on a disk filesystem every page
- * of it is a page of a file there (UML warns "tempdir ... is not on tmpfs"). UML opens the file O_TMPFILE: it has
- * no name, and goes with the last descriptor, however the instance ends. */
-static void mem_dir(const umb_vm_options *opt, char *out, size_t size) {
-  struct statfs fs;
-  unsigned long long need = 2 * mem_bytes(opt->mem ? opt->mem : "64M");
-  if (statfs("/dev/shm", &fs) == 0 && fs.f_type == TMPFS_MAGIC && access("/dev/shm", W_OK | X_OK) == 0 &&
-      (unsigned long long)fs.f_bavail * (unsigned long long)fs.f_bsize >= need)
-    snprintf(out, size, "TMPDIR=/dev/shm");
-  else
-    snprintf(out, size, "TMPDIR=%s/tmp", opt->dir);
-}
-
-int umb_mem_check(const char *mem) {
+/* N, NK, NM or NG as bytes in *bytes, up to UMB_MEM_MAX; 0 or -EINVAL. */
+static int mem_parse(const char *mem, unsigned long long *bytes) {
   char *end;
   errno = 0;
   unsigned long long v = strtoull(mem, &end, 10);
@@ -132,7 +112,29 @@ int umb_mem_check(const char *mem) {
   else if (*end == 'G' || *end == 'g')
     mult = 1ull << 30, end++;
   if (*end || v > (UMB_MEM_MAX / mult)) return -EINVAL;
-  return v * mult >= UMB_MEM_MIN ? 0 : -EINVAL;
+  *bytes = v * mult;
+  return 0;
+}
+
+/* Where UML makes its memory file: a tmpfs with room for it (twice over) when the host has one at /dev/shm, else
+ * the instance's own folder. On tmpfs the guest's memory is plain shared memory; on a disk filesystem every page
+ * of it is a page of a file there (UML warns "tempdir ... is not on tmpfs"). UML opens the file O_TMPFILE: it has
+ * no name, and goes with the last descriptor, however the instance ends. */
+static void mem_dir(const umb_vm_options *opt, char *out, size_t size) {
+  struct statfs fs;
+  unsigned long long need = 0;
+  mem_parse(opt->mem ? opt->mem : "64M", &need);
+  need *= 2;
+  if (statfs("/dev/shm", &fs) == 0 && fs.f_type == TMPFS_MAGIC && access("/dev/shm", W_OK | X_OK) == 0 &&
+      (unsigned long long)fs.f_bavail * (unsigned long long)fs.f_bsize >= need)
+    snprintf(out, size, "TMPDIR=/dev/shm");
+  else
+    snprintf(out, size, "TMPDIR=%s/tmp", opt->dir);
+}
+
+int umb_mem_check(const char *mem) {
+  unsigned long long bytes;
+  return mem_parse(mem, &bytes) == 0 && bytes >= UMB_MEM_MIN ? 0 : -EINVAL;
 }
 
 static int group_alive(int pgid) {

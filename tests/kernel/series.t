@@ -39,6 +39,16 @@ ok() { t=$((t + 1)); echo "ok $t - $*"; }
 not_ok() { t=$((t + 1)); echo "not ok $t - $1"; shift; printf '#   %s\n' "$@"; }
 skip() { t=$((t + 1)); echo "ok $t # SKIP $*"; }
 diag() { sed 's/^/#   /'; }
+# checkpatch_clean TREE FILE LABEL: that tree's checkpatch --strict finds no error, warning or check in FILE.
+checkpatch_clean() {
+	local out
+	out=$("$1/scripts/checkpatch.pl" --strict --no-tree "$2" 2>&1)
+	if echo "$out" | grep -q '^total: 0 errors, 0 warnings, 0 checks'; then
+		ok "$3"
+	else
+		not_ok "$3" "$(echo "$out" | grep -E '^(ERROR|WARNING|CHECK|total)')"
+	fi
+}
 
 check_generation() {
 	local g=$1 pristine dir p out n i nf
@@ -57,12 +67,7 @@ check_generation() {
 
 	# The UML fixes every variant carries: upstream style, each with the commit message that explains it.
 	for p in "${fixes[@]}"; do
-		out=$("$pristine/scripts/checkpatch.pl" --strict --no-tree "$top/uml-kernel/fixes/$g/$p" 2>&1)
-		if echo "$out" | grep -q '^total: 0 errors, 0 warnings, 0 checks'; then
-			ok "$g: checkpatch --strict clean: uml-kernel fixes $p"
-		else
-			not_ok "$g: checkpatch --strict clean: uml-kernel fixes $p" "$(echo "$out" | grep -E '^(ERROR|WARNING|CHECK|total)')"
-		fi
+		checkpatch_clean "$pristine" "$top/uml-kernel/fixes/$g/$p" "$g: checkpatch --strict clean: uml-kernel fixes $p"
 	done
 
 	# patch -p1, in order, on a hard-linked copy (patch writes new files, the pristine ones stay as they are).
@@ -89,12 +94,7 @@ check_generation() {
 
 	# checkpatch --strict of the generation's own tree: no errors, warnings or checks.
 	for p in "${series[@]}"; do
-		out=$("$pristine/scripts/checkpatch.pl" --strict --no-tree "$dir/$p" 2>&1)
-		if echo "$out" | grep -q '^total: 0 errors, 0 warnings, 0 checks'; then
-			ok "$g: checkpatch --strict clean: $p"
-		else
-			not_ok "$g: checkpatch --strict clean: $p" "$(echo "$out" | grep -E '^(ERROR|WARNING|CHECK|total)')"
-		fi
+		checkpatch_clean "$pristine" "$dir/$p" "$g: checkpatch --strict clean: $p"
 	done
 
 	# Bisectability: one tree, one build folder, build after each patch (ccache makes the first build cheap).
