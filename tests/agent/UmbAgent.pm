@@ -265,6 +265,16 @@ sub reply {
     return $m;
 }
 
+# The reply with this ID that also matches PRED, including one filed while waiting for another reply.
+sub reply_where {
+    my ($self, $id, $pred, $timeout) = @_;
+    my $filed = $self->{replies}{$id};
+    return delete $self->{replies}{$id} if $filed && $pred->($filed);
+    my $m = $self->_pump(sub { ($_[0]{id} // '') eq $id && $pred->($_[0]) }, $timeout);
+    delete $self->{replies}{$id} if $m;
+    return $m;
+}
+
 # Any reply with this ID, including ones filed earlier (ID 0 for protocol errors without an ID).
 sub call {
     my ($self, $pid, $verb, @args) = @_;
