@@ -16,7 +16,7 @@ kernel_variants := $(if $(VARIANT),$(VARIANT),$(gen_variants))
 mutant_suffix := $(if $(filter 6.12,$(GEN)),-6.12)
 UMLBED := $(BUILD)/runner/umlbed
 
-.PHONY: all deps kernel modules guest runner scenarios check checkpatch mutants clean distclean help
+.PHONY: all deps kernel modules guest runner scenarios check checkpatch mutants coverage clean distclean help
 
 # The README's first command: build everything, then run the scenario folder.
 all: scenarios
@@ -29,6 +29,7 @@ help:
 	@echo "make guest      build the static guest agent"
 	@echo "make runner     build the umlbed runner"
 	@echo "make checkpatch run each generation's checkpatch.pl --strict on its series, patches/6.1/ and patches/6.12/"
+	@echo "make coverage   build the gcov kernel, run scenarios/ on it, report the series' line and branch coverage (GEN=6.12 too)"
 	@echo "make mutants    build the deliberately broken kernels and show which scenarios catch each (GEN=6.12 too)"
 	@echo "make soak       run scenarios/ again and again under load (bench/soak.sh: SOAK_RUNS, SOAK_CONDITIONS)"
 
@@ -54,11 +55,13 @@ scenarios: kernel modules guest runner
 
 # The README's second command: every test through prove (TAP), on both kernel generations: the series, smoke and
 # gdb tests and the scenario suite run on 6.1 and 6.12 variants, the agent's tests on each generation's full kernel.
+# The 6.1 coverage kernel is built too, for tests/coverage/merge.t (make coverage runs the whole suite on it).
 # The runner's tests run twice, the second time against its ASan/UBSan build; valgrind checks the runner's unit
 # tests and fake-UML runs first.
 check: guest runner
 	@$(MAKE) -s kernel modules GEN=6.1 VARIANT=
 	@$(MAKE) -s kernel modules GEN=6.12 VARIANT=
+	@$(MAKE) -s kernel modules GEN=6.1 VARIANT=coverage
 	@$(MAKE) -s -C guest host
 	@$(MAKE) -s -C tests/agent
 	@$(MAKE) -s -C runner SAN=1
@@ -76,6 +79,15 @@ checkpatch: deps
 			$$tree/scripts/checkpatch.pl --strict --no-tree $(CURDIR)/patches/$$g/$$p || exit 1; \
 		done; \
 	done
+
+# The series' coverage: the suite on the gcov kernel (uml-kernel/variants/coverage), then the report and its gate
+# (tests/coverage/threshold): BUILD/coverage/coverage/report/html/index.html. check builds the 6.1 coverage kernel
+# too, for tests/coverage/merge.t; this target runs the whole suite on it.
+coverage: guest runner
+	@scripts/deps.sh
+	@uml-kernel/build.sh coverage$(mutant_suffix)
+	@$(MAKE) -s -C uml-kernel/modules VARIANT=coverage$(mutant_suffix)
+	JOBS=$(JOBS) tests/coverage/run.sh $(GEN)
 
 # Not part of check: three more kernel builds. Fails unless some scenario run FAILS (an expectation, not a crash
 # or an error) on each broken kernel.

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <linux/capability.h>
 #include <linux/futex.h>
 #include <sched.h>
 #include <setjmp.h>
@@ -864,6 +865,15 @@ static int v_setuid(struct req *r) {
   if (setgroups(0, NULL) < 0) return fail(r, errno, "%s", "setgroups");
   if (setresgid((gid_t)uid, (gid_t)uid, (gid_t)uid) < 0) return fail(r, errno, "%s", "setresgid");
   if (setresuid((uid_t)uid, (uid_t)uid, (uid_t)uid) < 0) return fail(r, errno, "%s", "setresuid");
+  return 0;
+}
+
+/* Root without capabilities: the worker keeps uid 0 (so it may open root's 0200 files) but capable() fails. */
+static int v_capdrop(struct req *r) {
+  struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
+  struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+  memset(d, 0, sizeof d);
+  if (syscall(SYS_capset, &h, d) < 0) return fail(r, errno, "%s", "capset");
   return 0;
 }
 

@@ -41,6 +41,7 @@
   X(trigger, 1, 1, 0, 1, UMB_NUM_BYTES)                                             \
   X(stats, 0, 0, 0, UMB_STATS_MAX, UMB_STATS_MAX + 3 * UMB_DATA_MAX)                \
   X(setuid, 1, 1, UMB_VF_WORKER_ONLY, 0, 0)                                         \
+  X(capdrop, 0, 0, UMB_VF_WORKER_ONLY, 0, 0)                                        \
   X(insmod, 1, 2, UMB_VF_AGENT_ONLY, 0, 0)                                          \
   X(rmmod, 1, 1, UMB_VF_AGENT_ONLY, 0, 0)                                           \
   X(exec, 1, UMB_ARGS_MAX, 0, 2, UMB_NUM_BYTES + UMB_PCT_BYTES(UMB_DATA_MAX))       \

@@ -40,7 +40,14 @@ local function defined_export(ROOT, variant)
   if not def then return nil, "no definition uml-kernel/variants/" .. variant .. " (not a known variant)" end
   local export, by
   for line in def:gmatch("[^\n]+") do
-    if not line:match("^%s*#") and not line:match("^%s*generation%s") and line:match("%S") then
+    local frag = line:match("^%s*config%s+(%S+)%s*$")
+    if frag then
+      -- A variant built without modules (the coverage variant: UML's gcov excludes them) has nothing to load.
+      local text = slurp(ROOT .. "/uml-kernel/config/" .. frag) or ""
+      if text:match("\n# CONFIG_MODULES is not set") or text:match("^# CONFIG_MODULES is not set") then
+        return nil, "variant " .. variant .. " is built without modules (uml-kernel/config/" .. frag .. ")"
+      end
+    elseif not line:match("^%s*#") and not line:match("^%s*generation%s") and line:match("%S") then
       local path = line:match("^%s*(.-)%s*$")
       local patch = slurp(ROOT .. "/" .. path)
       if not patch then error("uml-kernel/variants/" .. variant .. " lists " .. path .. ", which is missing", 0) end

@@ -17,8 +17,8 @@
 -- cache_drops, nor last_seed_vmas_*; an error of the called function (EBUSY from a drop of a
 -- dirty page) comes after the call, so it moves the impl's counter and cache_drops as well as
 -- failures. An accepted seed call sets last_seed_vmas_visited and _zapped to the VMAs its range
--- meets: here the one mapping when the range zaps a page of it, else none. EPERM (a root
--- writer without CAP_SYS_ADMIN) is not reachable: the agent cannot drop a capability.
+-- meets: here the one mapping when the range zaps a page of it, else none. EPERM comes from a
+-- root writer without CAP_SYS_ADMIN (the agent's capdrop): it opens the file and the store refuses it.
 --
 -- No fault counts: nothing here faults.
 local cases = {
@@ -169,6 +169,22 @@ return {
     t:pages("FFFF", m, "the non-root write zapped nothing")
     local last = assert(vm:stats())
     t:eq(0, last.calls - after.calls, "the refused open never reached the trigger")
+
+    -- Root without CAP_SYS_ADMIN opens the file (root's, mode 0200) and reaches the store, which refuses it:
+    -- EPERM, counted in calls and failures, and no call of the function.
+    local nocap = assert(vm:spawn())
+    assert(vm:request(nocap.pid, "capdrop"))
+    local _, perr, pename = vm:request(nocap.pid, "writefile", enc("/sys/kernel/mm/invalidate_mmap_range/trigger"),
+                                       enc("/shared/f 0 4096"))
+    t:eq("EPERM", pename, "root without CAP_SYS_ADMIN is refused by the store (" .. tostring(perr) .. ")")
+    t:pages("FFFF", m, "the write without CAP_SYS_ADMIN zapped nothing")
+    local capped = assert(vm:stats())
+    local moved = {}
+    for _, k in ipairs({ "calls", "failures", "seed_calls", "unmap_calls", "unmap_keep_cows_calls", "cache_drops" }) do
+      moved[k] = capped[k] - last[k]
+    end
+    t:eq({ calls = 1, failures = 1, seed_calls = 0, unmap_calls = 0, unmap_keep_cows_calls = 0, cache_drops = 0 }, moved,
+         "EPERM: counted in calls and failures, no function called")
 
     -- An error of the called function: cache=drop of a dirty page fails EBUSY after the seed call and the
     -- drop were made, so seed_calls and cache_drops move with failures, and the seed call's VMAs are set.

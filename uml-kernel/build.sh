@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds one patched UML kernel variant out of tree, incrementally: build.sh VARIANT.
 #
-# A variant file lists its patches, and its kernel generation in a line "generation 6.12" (default 6.1).
+# A variant file lists its patches, its kernel generation in a line "generation 6.12" (default 6.1), and any
+# extra config fragments of uml-kernel/config/ in lines "config NAME.config", merged last (they win).
 # The pristine tree of generation G is KSRC_G (dots as underscores: KSRC_6_12=) or KSRC= if that tree is a G.y
 # kernel, else Debian's linux-source-G.
 #
@@ -19,6 +20,7 @@ DEBUG=${DEBUG:-1}
 JOBS=${JOBS:-$(nproc)}
 
 # build.sh --tree GEN: only make sure the pristine tree of GEN is there, and print its path.
+vconfigs=()
 if [ "${1:-}" = --tree ]; then
 	gen=${2:?usage: build.sh --tree GENERATION}
 	variant=
@@ -28,7 +30,8 @@ else
 	[ -f "$vfile" ] || { echo "build.sh: no variant '$variant' (see uml-kernel/variants/)" >&2; exit 2; }
 	gen=$(sed -n 's/^generation[[:space:]]\{1,\}\([0-9.]*\)[[:space:]]*$/\1/p' "$vfile")
 	gen=${gen:-6.1}
-	mapfile -t patches < <(grep -v -e '^#' -e '^[[:space:]]*$' -e '^generation[[:space:]]' "$vfile")
+	mapfile -t vconfigs < <(sed -n 's/^config[[:space:]]\{1,\}\([^[:space:]]*\)[[:space:]]*$/\1/p' "$vfile")
+	mapfile -t patches < <(grep -v -e '^#' -e '^[[:space:]]*$' -e '^generation[[:space:]]' -e '^config[[:space:]]' "$vfile")
 fi
 tarball=/usr/src/linux-source-$gen.tar.xz
 
@@ -36,6 +39,11 @@ fragments=("$top/uml-kernel/config/umlbed.config")
 [ "$DEBUG" = 1 ] && fragments+=("$top/uml-kernel/config/debug.config")
 # Options that one generation names differently, or only one has, go in that generation's own fragment.
 [ -f "$top/uml-kernel/config/$gen.config" ] && fragments+=("$top/uml-kernel/config/$gen.config")
+# The variant's own fragments come last, so an option they set overrides the shared ones.
+for c in "${vconfigs[@]}"; do
+	[ -f "$top/uml-kernel/config/$c" ] || { echo "build.sh: $variant: no config fragment uml-kernel/config/$c" >&2; exit 2; }
+	fragments+=("$top/uml-kernel/config/$c")
+done
 
 say() { printf '  %-8s %s\n' "$1" "$2"; }
 

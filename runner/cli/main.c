@@ -78,6 +78,10 @@ static const char *usage =
     "  --param KEY=VALUE set the scenario parameter p.KEY to VALUE (a number if it\n"
     "                    reads as one): replaces KEY's list in the matrix, or adds KEY;\n"
     "                    repeat KEY for several values (one run each)\n"
+    "  --coverage[=DIR]  for a gcov kernel (variant coverage): each run's instances\n"
+    "                    power off at the end and write their gcov data to a folder of\n"
+    "                    their own under DIR (default ./umlbed-coverage); runs add up,\n"
+    "                    so remove DIR to start afresh (make coverage reports on it)\n"
     "  --unsafe-lua      give scenarios all of Lua's libraries (os.exit, os.execute,\n"
     "                    io.popen, debug, binary chunks): off by default, see SECURITY\n"
     "  --gdb             run the kernel under gdb (one FILE; batch mode unless stdin is a terminal)\n"
@@ -347,6 +351,9 @@ static void on_scen_done(umb_scen *sc, void *data) {
   j->prints = res->prints ? strdup(res->prints) : NULL;
   j->dir = res->run->dir ? strdup(res->run->dir) : NULL;
   j->nboot = res->run->nboot;
+  j->coverage = res->run->coverage ? strdup(res->run->coverage) : NULL;
+  j->cov_written = res->run->cov_written;
+  j->cov_lost = res->run->cov_lost;
   memcpy(j->boot_ms, res->run->boot_ms, sizeof j->boot_ms);
   j->done = 1;
   j->sc = NULL;
@@ -498,7 +505,8 @@ int main(int argc, char **argv) {
     O_SEED,
     O_STEPS,
     O_RUNS,
-    O_UNSAFE
+    O_UNSAFE,
+    O_COVERAGE
   };
   static const struct option opts[] = {{"kernel", 1, 0, O_KERNEL},
                                        {"variant", 1, 0, O_VARIANT},
@@ -523,6 +531,7 @@ int main(int argc, char **argv) {
                                        {"runs", 1, 0, O_RUNS},
                                        {"help", 0, 0, 'h'},
                                        {"unsafe-lua", 0, 0, O_UNSAFE},
+                                       {"coverage", 2, 0, O_COVERAGE},
                                        {0, 0, 0, 0}};
   if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
     fputs(usage, argc < 2 ? stderr : stdout);
@@ -538,7 +547,8 @@ int main(int argc, char **argv) {
   char **files = NULL;
   int nfiles = 0, status = 2;
   const char *kernel = getenv("UMLBED_KERNEL"), *variant = NULL, *agent = getenv("UMLBED_AGENT"), *generation = NULL;
-  const char *filter = NULL;
+  const char *filter = NULL, *coverage = NULL;
+  char covreal[PATH_MAX];
   char *breaks[64];
   int nbreaks = 0, gdb = 0, batch = 0, nignore = 0;
   const char *ignore[64] = {NULL};
@@ -584,6 +594,14 @@ int main(int argc, char **argv) {
       }
       case O_UNSAFE:
         g.cfg.unsafe_lua = 1;
+        break;
+      case O_COVERAGE:
+        coverage = optarg ? optarg : "umlbed-coverage";
+        if (!*coverage || strchr(coverage, '\n')) {
+          fprintf(stderr, "umlbed: --coverage wants a folder (got '%s')\n", coverage);
+          status = 2;
+          goto out;
+        }
         break;
       case O_MEM:
         if (umb_mem_check(optarg)) {
@@ -771,6 +789,24 @@ int main(int argc, char **argv) {
   g.cfg.variant = variant ? variant : umb_kernel_variant(kernel, vbuf, sizeof vbuf);
   if (g.cfg.variant == NULL) g.cfg.variant = umb_kernel_variant(g.cfg.kernel, vbuf, sizeof vbuf);
   g.cfg.agent = realpath(agent, areal) ? areal : agent;
+  if (coverage) {
+    if (mkdir(coverage, 0755) && errno != EEXIST) {
+      fprintf(stderr, "umlbed: --coverage %s: %s\n", coverage, strerror(errno));
+      status = 2;
+      goto out;
+    }
+    if (realpath(coverage, covreal) == NULL) {
+      fprintf(stderr, "umlbed: --coverage %s: %s\n", coverage, strerror(errno));
+      status = 2;
+      goto out;
+    }
+    g.cfg.coverage = covreal;
+  }
+  /* A gcov kernel names each .gcda file by its build path (the folder the binary was linked in): drop that many
+   * components, so the data lands under the run's coverage folder as mm/memory.gcda and so on. */
+  for (const char *p = g.cfg.kernel; *p; p++)
+    if (*p == '/' && p[1]) g.cfg.gcov_strip++;
+  if (g.cfg.gcov_strip) g.cfg.gcov_strip--;
   {
     const char *env = getenv("UMLBED_LPJ_CACHE");
     snprintf(lpj_cache, sizeof lpj_cache, "%s%s", env ? env : bdir, env ? "" : "/lpj.cache");
@@ -862,6 +898,7 @@ out:
     free(g.jobs[i].file);
     free(g.jobs[i].name);
     free(g.jobs[i].diag);
+    free(g.jobs[i].coverage);
     free(g.jobs[i].reason);
     free(g.jobs[i].prints);
     free(g.jobs[i].dir);

@@ -131,6 +131,13 @@ int umb_out_json(const char *path, const job *jobs, int njobs, const umb_config 
     json_object_set_new(o, "diag", json_clean(j->diag));
     json_object_set_new(o, "print", json_clean(j->prints));
     json_object_set_new(o, "kept", json_clean(j->dir));
+    if (j->coverage) {
+      json_t *c = json_object();
+      json_object_set_new(c, "folder", json_clean(j->coverage));
+      json_object_set_new(c, "written", json_integer(j->cov_written));
+      json_object_set_new(c, "lost", json_integer(j->cov_lost));
+      json_object_set_new(o, "coverage", c);
+    }
     json_array_append_new(arr, o);
     if (j->done) counts[j->verdict]++;
   }

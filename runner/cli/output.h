@@ -25,6 +25,8 @@ typedef struct job {
   int done;
   int cmin, cmax; /* Fewest and most scenarios running at once while it ran (-j auto samples). */
   char *broken;   /* The file did not load: this message, verdict ERROR, nothing started. */
+  char *coverage; /* --coverage: the run's gcov folder; how many instances wrote their data, how many lost it. */
+  int cov_written, cov_lost;
 } job;
 
 /* Prints job j's TAP line (number n) and its diagnostic lines. */

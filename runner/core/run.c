@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <dirent.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -15,6 +16,8 @@
 /* After a fatal console finding, wait this long for the kernel to die before killing it. */
 #define GRACE_MS 1000
 #define EXCERPT_LINES 40
+/* --coverage: how long an instance may take to power off and write its gcov data (times UMLBED_TIMEOUT_SCALE). */
+#define FLUSH_LIMIT_MS 60000
 
 /* Live vms per host CPU, so a new instance goes to the least loaded CPU. */
 static int cpu_load[CPU_SETSIZE];
@@ -61,6 +64,77 @@ static int copy_file(const char *from, const char *to) {
   return rc;
 }
 
+/* --coverage: the run's folder under cfg->coverage, named after the run, with its name in a file "label". It is
+ * not the run folder: it outlives the run, and only the kernels write there (libgcov, on the host side). */
+static int cov_make_dir(umb_run *r) {
+  if (r->cfg->coverage == NULL) return 0;
+  char name[96];
+  const char *l = r->label ? r->label : "run";
+  size_t n = 0;
+  for (; *l && n < sizeof name - 1; l++) {
+    int plain = (*l >= 'a' && *l <= 'z') || (*l >= 'A' && *l <= 'Z') || (*l >= '0' && *l <= '9') || *l == '-';
+    name[n++] = plain ? *l : '_';
+  }
+  name[n] = '\0';
+  snprintf(r->covdir, sizeof r->covdir, "%s/%s-XXXXXX", r->cfg->coverage, name);
+  if (mkdtemp(r->covdir) == NULL) {
+    r->covdir[0] = '\0';
+    return -errno;
+  }
+  char path[sizeof r->covdir + 16];
+  snprintf(path, sizeof path, "%s/label", r->covdir);
+  FILE *f = fopen(path, "we");
+  if (f == NULL) return -errno;
+  fprintf(f, "%s\n", r->label ? r->label : "run");
+  return fclose(f) ? -errno : 0;
+}
+
+/* How many .gcda files lie under dir (its subfolders included). */
+static int count_gcda(const char *dir) {
+  DIR *d = opendir(dir);
+  if (d == NULL) return 0;
+  int n = 0;
+  for (struct dirent *e; (e = readdir(d));) {
+    if (e->d_name[0] == '.') continue;
+    size_t len = strlen(e->d_name);
+    char path[8192];
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    if (e->d_type == DT_DIR)
+      n += count_gcda(path);
+    else if (len > 5 && !strcmp(e->d_name + len - 5, ".gcda"))
+      n++;
+  }
+  closedir(d);
+  return n;
+}
+
+/* After the instances are gone: which of them left gcov data, and a note for each that did not. */
+static void cov_account(umb_run *r) {
+  if (!r->covdir[0]) return;
+  if (r->interrupted) {
+    /* A run cut short by a signal leaves nothing behind, its partial data included. */
+    umb_rm_tree(r->covdir);
+    r->covdir[0] = '\0';
+    return;
+  }
+  r->result.coverage = r->covdir;
+  for (int i = 0; i < r->nvms; i++) {
+    char path[sizeof r->covdir + 16];
+    snprintf(path, sizeof path, "%s/vm%d", r->covdir, r->vms[i]->index);
+    int n = count_gcda(path);
+    if (n > 0) {
+      r->result.cov_written++;
+      /* A failed run says whether its coverage survived: a panic exits UML normally, a kill does not. */
+      if (r->verdict >= UMB_FAILED)
+        umb_buf_printf(&r->diag, "coverage: vm%d wrote its gcov data all the same (%d files)\n", r->vms[i]->index, n);
+    } else {
+      r->result.cov_lost++;
+      umb_buf_printf(&r->diag, "coverage: vm%d wrote no gcov data (it did not exit by itself: killed or hung)\n",
+                     r->vms[i]->index);
+    }
+  }
+}
+
 static int make_dirs(umb_run *r) {
   char path[4200];
   snprintf(r->dir, sizeof r->dir, "%s/umlbed-%d-XXXXXX", r->cfg->tmpbase, (int)getpid());
@@ -81,7 +155,8 @@ static int make_dirs(umb_run *r) {
   snprintf(path, sizeof path, "%s/shared", r->root);
   chmod(path, 01777);
   snprintf(path, sizeof path, "%s/umlbed-agent", r->root);
-  return copy_file(r->cfg->agent, path);
+  int rc = copy_file(r->cfg->agent, path);
+  return rc ? rc : cov_make_dir(r);
 }
 
 void umb_run_hold(umb_run *r) { r->nholds++; }
@@ -129,6 +204,7 @@ static void after_vms(umb_run *r) {
   r->nholds = 1; /* This function's own, released at its end. */
   /* The layer above lets go of the instances first (its objects may point to them). */
   if (r->ops && r->ops->closed) r->ops->closed(r);
+  cov_account(r);
   for (int i = 0; i < r->nvms; i++) {
     umb_run_vm *v = r->vms[i];
     if (v->cpu >= 0) cpu_load[v->cpu]--;
@@ -139,9 +215,10 @@ static void after_vms(umb_run *r) {
   r->nvms = 0;
   r->t_end = uv_hrtime();
   r->kept = r->dir[0] && (r->cfg->keep || (!r->interrupted && r->verdict >= UMB_FAILED));
-  r->nholds += 2;
+  r->nholds += 3;
   uv_close((uv_handle_t *)&r->timer, on_timer_closed);
   uv_close((uv_handle_t *)&r->grace, on_timer_closed);
+  uv_close((uv_handle_t *)&r->flush, on_timer_closed);
   r->nholds++;
   uv_work_t *w = calloc(1, sizeof *w);
   if (w == NULL) {
@@ -176,6 +253,61 @@ static void append_excerpt(umb_run *r, umb_run_vm *v, const char *why) {
   umb_scanner_excerpt(s, &r->diag, EXCERPT_LINES);
 }
 
+static void close_vms(umb_run *r);
+static void on_flush_timeout(uv_timer_t *t);
+
+static void on_flush_reply(umb_req *req, int status, umb_msg *reply) {
+  /* The power-off itself is the answer: the instance's exit ends the wait (cov_flushed). */
+  (void)req;
+  (void)status;
+  (void)reply;
+}
+
+/* --coverage, as the run ends: every live instance powers off, so that its kernel exits and libgcov writes the
+ * data; killing it would lose everything. Returns 1 when the close waits for those exits, 0 to close now. */
+static int cov_flush(umb_run *r) {
+  if (r->cfg->coverage == NULL || r->interrupted) return 0;
+  for (int i = 0; i < r->nvms; i++) {
+    umb_run_vm *v = r->vms[i];
+    if (v->vm == NULL || !umb_vm_alive(v->vm)) continue;
+    v->expect_exit = 1;
+    if (umb_vm_request(v->vm, &v->flush_req, 1, "poweroff", NULL, on_flush_reply) == 0) {
+      v->flushing = 1;
+      r->nflushing++;
+    }
+  }
+  if (r->nflushing == 0) return 0;
+  double scale = r->cfg->timeout_scale > 0 ? r->cfg->timeout_scale : 1;
+  uv_timer_start(&r->flush, on_flush_timeout, (uint64_t)(FLUSH_LIMIT_MS * scale), 0);
+  return 1;
+}
+
+/* An instance that was asked to power off has exited (or died): once the last has, the run closes. */
+static void cov_flushed(umb_run_vm *v) {
+  umb_run *r = v->run;
+  if (!v->flushing) return;
+  v->flushing = 0;
+  if (--r->nflushing == 0) {
+    uv_timer_stop(&r->flush);
+    close_vms(r);
+  }
+}
+
+/* Stops waiting for power-offs (a signal, or the limit): the instances still up are killed, their data lost. */
+static void cov_abandon(umb_run *r, const char *why) {
+  for (int i = 0; i < r->nvms; i++) {
+    umb_run_vm *v = r->vms[i];
+    if (!v->flushing) continue;
+    v->flushing = 0;
+    if (why) umb_buf_printf(&r->diag, "coverage: vm%d %s\n", v->index, why);
+  }
+  r->nflushing = 0;
+  uv_timer_stop(&r->flush);
+  close_vms(r);
+}
+
+static void on_flush_timeout(uv_timer_t *t) { cov_abandon(t->data, "did not power off in time: killed"); }
+
 void umb_run_finish(umb_run *r, umb_verdict v, const char *fmt, ...) {
   if (r->finishing) return;
   r->finishing = 1;
@@ -193,6 +325,11 @@ void umb_run_finish(umb_run *r, umb_verdict v, const char *fmt, ...) {
   uv_timer_stop(&r->timer);
   uv_timer_stop(&r->grace);
   if (r->ops && r->ops->finishing) r->ops->finishing(r);
+  if (!cov_flush(r)) close_vms(r);
+}
+
+/* Closes (kills) every instance; after_vms() follows once all are closed. */
+static void close_vms(umb_run *r) {
   r->nclosing = 1; /* Held until every vm close has been started. */
   for (int i = 0; i < r->nvms; i++) {
     if (r->vms[i]->vm == NULL) continue;
@@ -274,7 +411,10 @@ static void on_vm_event(umb_vm *vm, umb_vm_event ev, void *data) {
       }
       break;
     case UMB_VM_DEAD:
-      if (r->finishing) break;
+      if (r->finishing) {
+        cov_flushed(v);
+        break;
+      }
       if (v->expect_exit && umb_vm_scanner(vm)->worst < UMB_FIND_BUG) {
         if (ops && ops->powered_off) ops->powered_off(v);
         if (ops && ops->exited) ops->exited(v, 0, NULL);
@@ -289,6 +429,7 @@ static void on_vm_event(umb_vm *vm, umb_vm_event ev, void *data) {
       break;
     case UMB_VM_GONE:
       v->gone = 1;
+      if (r->finishing) cov_flushed(v);
       /* After a kill: no "exited" event will come any more. */
       if (!r->finishing && ops && ops->exited) ops->exited(v, 0, NULL);
       break;
@@ -329,6 +470,8 @@ int umb_run_vm_spawn(umb_run *r, const char *mem, const char *cmdline, int time_
    * sets lpj= itself is left alone; a time-travel boot's calibration measures simulated time, so it is not learnt. */
   umb_lpj *lpj = r->cfg->lpj;
   int tt = time_travel || r->cfg->time_travel;
+  char gcov[sizeof r->covdir + 16];
+  snprintf(gcov, sizeof gcov, "%s/vm%d", r->covdir, v->index);
   if (lpj && !strstr(extra, "lpj=")) {
     size_t len = strlen(extra);
     if (lpj->value)
@@ -348,6 +491,8 @@ int umb_run_vm_spawn(umb_run *r, const char *mem, const char *cmdline, int time_
       .gdb = r->cfg->gdb_script,
       .gdb_interactive = r->cfg->gdb_interactive,
       .ignore = r->cfg->ignore,
+      .gcov_prefix = r->covdir[0] ? gcov : NULL,
+      .gcov_strip = r->cfg->gcov_strip,
   };
   int rc = umb_vm_spawn(r->loop, &o, on_vm_event, v, &v->vm);
   if (rc) {
@@ -376,7 +521,8 @@ int umb_run_start(umb_run *r, uv_loop_t *loop, const umb_config *cfg, const umb_
   r->t_start = uv_hrtime();
   uv_timer_init(loop, &r->timer);
   uv_timer_init(loop, &r->grace);
-  r->timer.data = r->grace.data = r;
+  uv_timer_init(loop, &r->flush);
+  r->timer.data = r->grace.data = r->flush.data = r;
   int rc = make_dirs(r);
   if (rc)
     umb_run_finish(r, UMB_ERROR, "cannot prepare the run folder under %s: %s (agent %s)", cfg->tmpbase, strerror(-rc),
@@ -385,7 +531,14 @@ int umb_run_start(umb_run *r, uv_loop_t *loop, const umb_config *cfg, const umb_
 }
 
 void umb_run_interrupt(umb_run *r) {
-  if (r->finishing) return;
+  if (r->finishing) {
+    /* A signal during the power-offs of --coverage: stop waiting, the data of those still up is lost. */
+    if (r->nflushing) {
+      r->interrupted = 1;
+      cov_abandon(r, "interrupted by a signal while powering off: killed");
+    }
+    return;
+  }
   r->interrupted = 1;
   umb_run_finish(r, UMB_ERROR, "interrupted by a signal");
 }

@@ -39,6 +39,10 @@ typedef struct umb_config {
   const char *generation;    /* Its major.minor (6.1, 6.12). */
   int unsafe_lua;            /* --unsafe-lua: no sandbox. */
   umb_lpj *lpj;              /* The kernel's calibration on this host: passed as lpj= once known (NULL: never). */
+  /* --coverage: each run's instances write their gcov data under this folder (absolute), each run in a folder of
+   * its own, and end with an orderly power-off so that they do (NULL: no coverage, instances are killed). */
+  const char *coverage;
+  int gcov_strip; /* Components of the kernel's build folder that libgcov drops from each .gcda path. */
 } umb_config;
 
 typedef struct umb_run umb_run;
@@ -62,6 +66,8 @@ struct umb_run_vm {
   int expect_exit; /* poweroff() or kill() was asked for: death is not a crash. */
   int learn_lpj;   /* It calibrates its delay loop: its console tells this host's lpj. */
   int gone;
+  int flushing; /* --coverage: asked to power off at the end, so that its kernel writes its gcov data. */
+  umb_req flush_req;
   char dir[4096];
   char root[4096];   /* Hostfs root (shared by the run's vms). */
   char shared[4096]; /* Host path of /shared. */
@@ -87,6 +93,9 @@ typedef struct umb_result {
   const char *dir;    /* The run folder, when it was kept; else NULL. */
   int nboot;
   double boot_ms[UMB_RUN_VMS_MAX];
+  /* --coverage: the run's own coverage folder, how many instances wrote gcov data, how many lost it. */
+  const char *coverage;
+  int cov_written, cov_lost;
 } umb_result;
 
 struct umb_run {
@@ -100,7 +109,11 @@ struct umb_run {
   int nvms;
   uv_timer_t timer;
   uv_timer_t grace;
-  double timeout_s; /* 0: none. */
+  uv_timer_t flush; /* --coverage: how long the power-offs at the end may take. */
+  int nflushing;
+  const char *label; /* The run's name, set before umb_run_start (the coverage folder is named after it). */
+  char covdir[4096]; /* --coverage: this run's folder under cfg->coverage. */
+  double timeout_s;  /* 0: none. */
   int finishing;
   int interrupted;
   int nclosing; /* Instances still closing. */

@@ -128,6 +128,10 @@ typedef struct umb_vm_options {
   const char *gdb;           /* If set: run the kernel under this gdb script (batch mode). */
   int gdb_interactive;       /* gdb keeps the terminal. */
   const char *const *ignore; /* Console warnings that are not findings (see umb_scanner). */
+  /* A gcov kernel (CONFIG_GCOV) writes its .gcda files here when it exits, its build path's first gcov_strip
+   * components replaced (libgcov's GCOV_PREFIX and GCOV_PREFIX_STRIP); NULL: the instance's folder. */
+  const char *gcov_prefix;
+  int gcov_strip;
 } umb_vm_options;
 
 /* Spawn a UML instance. On success *out is set and cb gets its events; on failure
@@ -153,6 +157,8 @@ const umb_scanner *umb_vm_scanner(const umb_vm *vm);
 /* 0 if mem (N, NK, NM or NG) is a guest memory size from UMB_MEM_MIN to UMB_MEM_MAX, else -EINVAL. */
 int umb_mem_check(const char *mem);
 int umb_vm_pid(const umb_vm *vm);
+/* 1 while the agent is up and the instance has neither died nor been killed. */
+int umb_vm_alive(const umb_vm *vm);
 /* Why the vm died, or NULL; valid as long as the vm. */
 const char *umb_vm_death(const umb_vm *vm);
 /* The agent's ready event: page size and kernel release. */

@@ -535,12 +535,21 @@ int umb_vm_spawn(uv_loop_t *loop, const umb_vm_options *opt, umb_vm_event_cb cb,
   stdio[4].flags = UV_INHERIT_FD;
   stdio[4].data.fd = rx[1];
 
+  /* Even without --coverage, a gcov kernel must not write into its build tree: its data goes to its own folder. */
+  char gcov_prefix[4200], gcov_strip[64];
+  if (opt->gcov_prefix)
+    snprintf(gcov_prefix, sizeof gcov_prefix, "GCOV_PREFIX=%s", opt->gcov_prefix);
+  else
+    snprintf(gcov_prefix, sizeof gcov_prefix, "GCOV_PREFIX=%s/gcov", opt->dir);
+  snprintf(gcov_strip, sizeof gcov_strip, "GCOV_PREFIX_STRIP=%d", opt->gcov_strip);
   extern char **environ;
   char *env[256];
   int nenv = 0;
   for (char **e = environ; *e && nenv < 250; e++)
-    if (strncmp(*e, "TMPDIR=", 7) != 0) env[nenv++] = *e;
+    if (strncmp(*e, "TMPDIR=", 7) != 0 && strncmp(*e, "GCOV_PREFIX", 11) != 0) env[nenv++] = *e;
   env[nenv++] = tmpdir;
+  env[nenv++] = gcov_prefix;
+  env[nenv++] = gcov_strip;
   env[nenv] = NULL;
 
   uv_process_options_t po;
@@ -647,6 +656,7 @@ void umb_vm_drain_console(umb_vm *vm) {
 
 const umb_scanner *umb_vm_scanner(const umb_vm *vm) { return &vm->scan; }
 int umb_vm_pid(const umb_vm *vm) { return vm->pid; }
+int umb_vm_alive(const umb_vm *vm) { return vm->ready && !vm->dead && !vm->killed && !vm->exited; }
 const char *umb_vm_death(const umb_vm *vm) { return vm->death; }
 long umb_vm_pagesize(const umb_vm *vm) { return vm->pagesize; }
 const char *umb_vm_release(const umb_vm *vm) { return vm->release; }

@@ -146,6 +146,7 @@ umb_scen *umb_scen_new(uv_loop_t *loop, const umb_config *cfg, const char *file,
 int umb_scen_start(umb_scen *sc) {
   uv_idle_init(sc->loop, &sc->runq);
   sc->runq.data = sc;
+  sc->run.label = sc->name;
   int rc = umb_run_start(&sc->run, sc->loop, sc->cfg, &run_ops, sc);
   if (rc) return rc;
   rc = start_lua(sc);

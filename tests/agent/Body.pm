@@ -178,6 +178,7 @@ sub run {
     errr($a, 'EPERM', 'PID 1 refuses pages', 1, 'pages', '0x1000', 1);
     errr($a, 'EPERM', 'PID 1 refuses exit', 1, 'exit');
     errr($a, 'EPERM', 'PID 1 refuses setuid', 1, 'setuid', 1);
+    errr($a, 'EPERM', 'PID 1 refuses capdrop', 1, 'capdrop');
     errr($a, 'EPERM', 'a worker refuses spawn', $w, 'spawn');
     errr($a, 'EPERM', 'a worker refuses insmod', $w, 'insmod', '/x');
     errr($a, 'EPERM', 'a worker refuses rmmod', $w, 'rmmod', 'x');
