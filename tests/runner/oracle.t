@@ -22,6 +22,25 @@ check "licensing: the expectation names the variant's definition" \
   grep -q 'variant gpl-only .* must export invalidate_mmap_range with EXPORT_SYMBOL_GPL (patches/[^ ]*0001-' "$T/out"
 rm -rf "$TMPDIR"/umlbed-*
 
+# The other way round, the issue's own case: a kernel that the tree calls full but whose export is still
+# EXPORT_SYMBOL_GPL (the gpl-only build: patch 0003 lost) must fail, because the definition of full wants the
+# proprietary module to load. Its modules come along, as they would next to a real build.
+GPLONLY=$BUILD/kernel/gpl-only
+if [ -x "$GPLONLY/obj/linux" ] && [ -f "$GPLONLY/modules/umlbed_proprietary.ko" ]; then
+  mkdir -p "$T/lost3/kernel/full/obj"
+  ln -s "$(realpath "$GPLONLY/obj/linux")" "$T/lost3/kernel/full/obj/linux"
+  ln -s "$(realpath "$GPLONLY/modules")" "$T/lost3/kernel/full/modules"
+  run run --kernel "$T/lost3/kernel/full/obj/linux" --agent "$AGENT" "$SRC/scenarios/licensing.lua"
+  check "licensing: a GPL-only export in a kernel named full FAILS (the definition wants EXPORT_SYMBOL)" \
+    grep -q '^not ok 1 - licensing.* # FAILED$' "$T/out"
+  check "licensing: it fails because the proprietary module was refused" \
+    grep -q 'the proprietary module loads on EXPORT_SYMBOL' "$T/out"
+  rm -rf "$TMPDIR"/umlbed-*
+else
+  echo "ok $((n += 1)) # SKIP no gpl-only kernel and modules at $GPLONLY (make kernel modules)"
+  echo "ok $((n += 1)) # SKIP no gpl-only kernel and modules at $GPLONLY (make kernel modules)"
+fi
+
 # A kernel outside BUILD/kernel/NAME/obj/linux (a hard link keeps the runner from finding a variant through
 # a symbolic link) has no definition to expect an export from: SKIP, with the reason.
 mkdir -p "$T/other"
