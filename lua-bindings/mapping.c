@@ -65,18 +65,21 @@ static int map_touch(lua_State *L) {
   return umb_lua_call(L, m->svm, m->pid, "touch", &b, umb_conv_true, 0);
 }
 
-/* m:faults(access [, first, count]) -> minor, major, total: total = minor + major, the count a scenario usually
- * checks (a retried fault of a cached page counts as major, so the split is rarely exact). */
+/* m:faults(access [, first, count]) -> minor, major, total, ns: total = minor + major, the count a scenario usually
+ * checks (a retried fault of a cached page counts as major, so the split is rarely exact); ns is the guest's
+ * CLOCK_MONOTONIC time of the access itself, for benchmarks (never for a verdict). */
 static int conv_faults(lua_State *L, int base, int n, lua_Integer arg) {
-  uint64_t minor, major;
+  uint64_t minor, major, ns;
   (void)arg;
-  if (n < 2 || umb_num_parse(lua_tostring(L, base), &minor) || umb_num_parse(lua_tostring(L, base + 1), &major) ||
-      minor > (uint64_t)LUA_MAXINTEGER || major > (uint64_t)LUA_MAXINTEGER - minor)
+  if (n < 3 || umb_num_parse(lua_tostring(L, base), &minor) || umb_num_parse(lua_tostring(L, base + 1), &major) ||
+      umb_num_parse(lua_tostring(L, base + 2), &ns) || minor > (uint64_t)LUA_MAXINTEGER ||
+      major > (uint64_t)LUA_MAXINTEGER - minor || ns > (uint64_t)LUA_MAXINTEGER)
     return umb_lua_fail(L, -EPROTO, "bad faults reply");
   lua_pushinteger(L, (lua_Integer)minor);
   lua_pushinteger(L, (lua_Integer)major);
   lua_pushinteger(L, (lua_Integer)(minor + major));
-  return 3;
+  lua_pushinteger(L, (lua_Integer)ns);
+  return 4;
 }
 
 static int map_faults(lua_State *L) {

@@ -1,5 +1,7 @@
 /* t.c: the umlbed.t object: expectations (like EXPECT_*: record file:line, go on), requirements (ASSERT_*: FAILED). */
 #include <errno.h>
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lumlbed.h"
@@ -557,6 +559,94 @@ static int t_note(lua_State *L) {
   return 0;
 }
 
+/* A metric's name, unit or label: printable, without the separators of its line (tab, newline, '=', '#'). */
+static int metric_word(const char *s, int allow_empty) {
+  if (!*s && !allow_empty) return 0;
+  for (; *s; s++)
+    if ((unsigned char)*s < 0x20 || *s == 0x7f || *s == '=' || *s == '#') return 0;
+  return 1;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
+#define METRIC_LABELS_MAX 32
+
+/* t:metric(name, value, unit [, labels]): one benchmark sample, reported in the JSON (umlbed bench plots them).
+ * labels is a table of string keys to strings, numbers or booleans, e.g. {impl = "seed", sharers = 16}. */
+static int t_metric(lua_State *L) {
+  umb_lt *t = checkt(L);
+  const char *name = luaL_checkstring(L, 2);
+  lua_Number v = luaL_checknumber(L, 3);
+  const char *unit = luaL_checkstring(L, 4);
+  if (!metric_word(name, 0)) return luaL_argerror(L, 2, "a name: printable, no '=' or '#'");
+  if (!isfinite(v)) return luaL_argerror(L, 3, "a finite number");
+  if (!metric_word(unit, 1)) return luaL_argerror(L, 4, "a unit: printable, no '=' or '#'");
+  /* Slot 5 is the labels (or nil), whatever the buffer pushes above it. */
+  lua_settop(L, 5);
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  char num[64];
+  snprintf(num, sizeof num, "%.17g", (double)v);
+  luaL_addstring(&b, name);
+  luaL_addchar(&b, '\t');
+  luaL_addstring(&b, num);
+  luaL_addchar(&b, '\t');
+  luaL_addstring(&b, unit);
+  if (!lua_isnoneornil(L, 5)) {
+    luaL_checktype(L, 5, LUA_TTABLE);
+    /* Labels in key order, so that equal samples give equal lines. */
+    const char *keys[METRIC_LABELS_MAX];
+    int nkeys = 0;
+    lua_pushnil(L);
+    while (lua_next(L, 5)) {
+      lua_pop(L, 1);
+      if (lua_type(L, -1) != LUA_TSTRING || !metric_word(lua_tostring(L, -1), 0))
+        return luaL_argerror(L, 5, "labels' keys must be names: printable, no '=' or '#'");
+      if (nkeys == METRIC_LABELS_MAX) return luaL_argerror(L, 5, "at most 32 labels");
+      keys[nkeys++] = lua_tostring(L, -1);
+    }
+    qsort(keys, (size_t)nkeys, sizeof keys[0], cmp_str);
+    for (int i = 0; i < nkeys; i++) {
+      lua_getfield(L, 5, keys[i]);
+      int ty = lua_type(L, -1);
+      const char *val;
+      char sep = '=';
+      if (ty == LUA_TNUMBER) {
+        lua_Number x = lua_tonumber(L, -1);
+        if (!isfinite(x)) return luaL_argerror(L, 5, "a label's number must be finite");
+        if (lua_isinteger(L, -1))
+          snprintf(num, sizeof num, "%lld", (long long)lua_tointeger(L, -1));
+        else
+          snprintf(num, sizeof num, "%.17g", (double)x);
+        val = num;
+        sep = '#';
+      } else if (ty == LUA_TBOOLEAN) {
+        val = lua_toboolean(L, -1) ? "true" : "false";
+      } else if (ty == LUA_TSTRING && metric_word(lua_tostring(L, -1), 1)) {
+        val = lua_tostring(L, -1);
+      } else {
+        return luaL_argerror(L, 5, "labels' values must be numbers, booleans or printable strings");
+      }
+      /* The buffer may only be added to with the stack as it left it: copy the value out and pop it first. */
+      char vbuf[256];
+      if (snprintf(vbuf, sizeof vbuf, "%s", val) >= (int)sizeof vbuf)
+        return luaL_argerror(L, 5, "a label's value is longer than 255 bytes");
+      lua_pop(L, 1);
+      luaL_addchar(&b, '\t');
+      luaL_addstring(&b, keys[i]);
+      luaL_addchar(&b, sep);
+      luaL_addstring(&b, vbuf);
+    }
+  }
+  luaL_pushresult(&b);
+  if (t->sc) {
+    int rc = umb_scen_metric(t->sc, lua_tostring(L, -1));
+    if (rc == -E2BIG) return luaL_error(L, "t:metric: more than %d MiB of samples in one run", UMB_METRICS_MAX >> 20);
+    if (rc) return luaL_error(L, "t:metric: %s", strerror(-rc));
+  }
+  return 0;
+}
+
 /* t:skip(reason): stop the scenario and report it skipped. */
 static int t_skip(lua_State *L) {
   checkt(L);
@@ -624,6 +714,7 @@ void umb_lua_open_t(lua_State *L) {
                                      {"assert_pages", t_assert_pages},
                                      {"fail", t_fail},
                                      {"note", t_note},
+                                     {"metric", t_metric},
                                      {"skip", t_skip},
                                      {"vm", t_vm},
                                      {"go", umb_lua_t_go},

@@ -28,7 +28,7 @@
   X(touch, 3, 3, UMB_VF_MAPPING, 0, 0)                                              \
   X(peek, 2, 2, UMB_VF_MAPPING, 1, UMB_PCT_BYTES(UMB_DATA_MAX))                     \
   X(poke, 2, 2, UMB_VF_MAPPING, 0, 0)                                               \
-  X(faults, 3, 3, UMB_VF_MAPPING, 2, 2 * UMB_NUM_BYTES)                             \
+  X(faults, 3, 3, UMB_VF_MAPPING, 3, 3 * UMB_NUM_BYTES)                             \
   X(pages, 2, 2, UMB_VF_MAPPING, 1, 1 + UMB_PAGES_MAX)                              \
   X(pagemap, 2, 2, UMB_VF_MAPPING, UMB_PAGEMAP_MAX, UMB_PAGEMAP_MAX *UMB_NUM_BYTES) \
   X(mincore, 2, 2, UMB_VF_MAPPING, 1, 1 + UMB_PAGES_MAX)                            \

@@ -12,8 +12,8 @@ packages=("$@")
 	gdb valgrind git
 	# Report checks: xmllint validates the JUnit output in tests/runner/hostile.t.
 	libxml2-utils
-	# Coverage: genhtml (make coverage); gcov comes with gcc.
-	lcov
+	# Coverage: genhtml (make coverage); gcov comes with gcc. Plots: umlbed bench.
+	lcov gnuplot-nox
 )
 
 missing=()

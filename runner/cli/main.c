@@ -23,6 +23,7 @@
 #include "lpj.h"
 #include "reaper.h"
 #include "report.h"
+#include "bench.h"
 #include "output.h"
 #include "scenario.h"
 
@@ -50,6 +51,7 @@ static const char *usage =
     "       umlbed list [--filter GLOB] [--param KEY=VALUE]... [FILE|DIR]...\n"
     "       umlbed run --gdb [--break SYMBOL]... FILE\n"
     "       umlbed fuzz [--seed S] [--steps N] [--runs K] [options] [FILE]\n"
+    "       umlbed bench [--out DIR] [options] [FILE|DIR]...   (umlbed bench --help)\n"
     "\n"
     "Runs Lua scenarios, each in its own User-Mode Linux instance, and prints TAP.\n"
     "Without FILE or DIR, runs ./scenarios.\n"
@@ -349,6 +351,7 @@ static void on_scen_done(umb_scen *sc, void *data) {
   j->diag = res->run->diag ? strdup(res->run->diag) : NULL;
   j->reason = res->run->reason ? strdup(res->run->reason) : NULL;
   j->prints = res->prints ? strdup(res->prints) : NULL;
+  j->metrics = res->metrics ? strdup(res->metrics) : NULL;
   j->dir = res->run->dir ? strdup(res->run->dir) : NULL;
   j->nboot = res->run->nboot;
   j->coverage = res->run->coverage ? strdup(res->run->coverage) : NULL;
@@ -538,6 +541,7 @@ int main(int argc, char **argv) {
     return argc < 2 ? 2 : 0;
   }
   const char *cmd = argv[1];
+  if (!strcmp(cmd, "bench")) return umb_bench_main(argc, argv);
   int fuzz = !strcmp(cmd, "fuzz");
   if (strcmp(cmd, "run") && strcmp(cmd, "list") && !fuzz) {
     fprintf(stderr, "umlbed: unknown command '%s'\n%s", cmd, usage);
@@ -899,6 +903,7 @@ out:
     free(g.jobs[i].name);
     free(g.jobs[i].diag);
     free(g.jobs[i].coverage);
+    free(g.jobs[i].metrics);
     free(g.jobs[i].reason);
     free(g.jobs[i].prints);
     free(g.jobs[i].dir);

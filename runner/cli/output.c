@@ -116,6 +116,48 @@ static json_t *json_clean(const char *s) {
   return v ? v : json_null();
 }
 
+/* The samples of one run as JSON: [{"name", "value", "unit", "labels": {KEY: string or number}}]. */
+static json_t *metrics_json(const char *text) {
+  json_t *arr = json_array();
+  for (const char *p = text; *p;) {
+    size_t len = strcspn(p, "\n");
+    char *line = strndup(p, len);
+    p += len + (p[len] == '\n');
+    if (line == NULL) break;
+    json_t *m = json_object(), *labels = json_object();
+    int field = 0;
+    /* strsep, not strtok: an empty unit is an empty field, not a missing one. */
+    char *rest = line;
+    for (char *f; (f = strsep(&rest, "\t")) != NULL; field++) {
+      if (field == 0) {
+        json_object_set_new(m, "name", json_clean(f));
+      } else if (field == 1) {
+        json_object_set_new(m, "value", json_real(strtod(f, NULL)));
+      } else if (field == 2) {
+        json_object_set_new(m, "unit", json_clean(f));
+      } else {
+        size_t k = strcspn(f, "=#");
+        if (!f[k]) continue;
+        char sep = f[k];
+        f[k] = '\0';
+        const char *v = f + k + 1;
+        json_t *jv;
+        if (sep != '#')
+          jv = json_clean(v);
+        else if (strpbrk(v, ".eEin"))
+          jv = json_real(strtod(v, NULL));
+        else
+          jv = json_integer(strtoll(v, NULL, 10));
+        json_object_set_new(labels, f, jv);
+      }
+    }
+    json_object_set_new(m, "labels", labels);
+    json_array_append_new(arr, m);
+    free(line);
+  }
+  return arr;
+}
+
 int umb_out_json(const char *path, const job *jobs, int njobs, const umb_config *cfg, const umb_jobs *ctl) {
   json_t *root = json_object(), *arr = json_array();
   int counts[UMB_ERROR + 1] = {0};
@@ -131,6 +173,7 @@ int umb_out_json(const char *path, const job *jobs, int njobs, const umb_config 
     json_object_set_new(o, "diag", json_clean(j->diag));
     json_object_set_new(o, "print", json_clean(j->prints));
     json_object_set_new(o, "kept", json_clean(j->dir));
+    if (j->metrics) json_object_set_new(o, "metrics", metrics_json(j->metrics));
     if (j->coverage) {
       json_t *c = json_object();
       json_object_set_new(c, "folder", json_clean(j->coverage));

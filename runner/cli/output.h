@@ -17,7 +17,8 @@ typedef struct job {
   umb_verdict verdict;
   double seconds;
   char *diag;
-  char *prints; /* What the scenario print()ed. */
+  char *prints;  /* What the scenario print()ed. */
+  char *metrics; /* Its t:metric() samples (umb_scen_result's format). */
   char *dir;
   char *reason; /* The verdict's own explanation (a SKIP's reason). */
   double boot_ms[UMB_RUN_VMS_MAX];

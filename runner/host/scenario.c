@@ -97,6 +97,7 @@ static void on_done(umb_run *r) {
   umb_scen *sc = r->user;
   sc->result.run = umb_run_result(r);
   sc->result.prints = sc->prints.len ? sc->prints.data : NULL;
+  sc->result.metrics = sc->metrics.len ? sc->metrics.data : NULL;
   if (sc->done_cb) sc->done_cb(sc, sc->data);
 }
 
@@ -169,6 +170,7 @@ void umb_scen_free(umb_scen *sc) {
   }
   umb_run_free(&sc->run);
   umb_buf_free(&sc->prints);
+  umb_buf_free(&sc->metrics);
   free(sc->skip);
   free(sc->file);
   free(sc->name);

@@ -38,6 +38,9 @@ typedef struct umb_task {
 typedef struct umb_scen_result {
   const umb_result *run; /* Verdict, time, diagnostics, kept folder, boot times. */
   const char *prints;    /* What the scenario print()ed, one line per call (NULL if nothing). */
+  /* Its t:metric() samples, one per line: NAME TAB VALUE TAB UNIT, then TAB KEY=STRING or TAB KEY#NUMBER per label
+   * (NULL if none). */
+  const char *metrics;
 } umb_scen_result;
 
 struct umb_scen {
@@ -58,6 +61,7 @@ struct umb_scen {
   int busy_timeout;  /* Lua code ran past the deadline without yielding. */
   int hook_stopped;  /* The deadline hook has just parked the running task for good. */
   umb_buf prints;    /* What the scenario print()ed, one line per call. */
+  umb_buf metrics;   /* Its t:metric() samples (umb_scen_result). */
   void (*done_cb)(umb_scen *sc, void *data);
   void *data;
   umb_scen_result result;
@@ -102,6 +106,9 @@ void umb_task_wake(umb_task *t, int nargs);
 void umb_scen_fail(umb_scen *sc, const char *text);
 /* Add a line to the scenario's diagnostics (t:note). */
 void umb_scen_note(umb_scen *sc, const char *text);
+/* Add one t:metric() sample line (see umb_scen_result); 0, or -E2BIG past UMB_METRICS_MAX bytes, or -ENOMEM. */
+int umb_scen_metric(umb_scen *sc, const char *line);
+#define UMB_METRICS_MAX (16u << 20)
 /* The key that marks a t:skip() error table. */
 void *umb_scen_skip_mark(void);
 /* The key that marks a t:require()/t:assert_*() error table: the failure is recorded, the verdict is FAILED. */

@@ -73,6 +73,12 @@ static const char *error_text(umb_scen *sc, lua_State *co) {
 void umb_scen_fail(umb_scen *sc, const char *text) { umb_run_fail(&sc->run, text); }
 void umb_scen_note(umb_scen *sc, const char *text) { umb_run_note(&sc->run, text); }
 
+int umb_scen_metric(umb_scen *sc, const char *line) {
+  size_t n = strlen(line);
+  if (sc->metrics.len + n + 1 > UMB_METRICS_MAX) return -E2BIG;
+  return umb_buf_printf(&sc->metrics, "%s\n", line);
+}
+
 static const char SKIP_MARK = 'K';
 void *umb_scen_skip_mark(void) { return (void *)&SKIP_MARK; }
 static const char ABORT_MARK = 'A';

@@ -63,7 +63,7 @@ check "top.sh: the failed run is noted" grep -q '^note: f.lua: s3: 1 run(s) neit
 grep -q '^ *1 ' "$T/top" || { diag "$T/top"; diag "$T/err"; }
 
 # top.sh running a suite: bench/scenarios once.
-SUITE_RUNS=1 SUITE=$B/scenarios "$B/top.sh" >"$T/top" 2>"$T/err"
+SUITE_RUNS=1 SUITE="$B/scenarios/phases.lua $B/scenarios/rtt.lua" "$B/top.sh" >"$T/top" 2>"$T/err"
 check "top.sh with SUITE_RUNS=1: exit 0" [ $? = 0 ]
 check "top.sh: both bench scenarios ranked" [ "$(grep -Ec '^ +[12] .*(phases|rtt)' "$T/top")" = 2 ]
 grep -q '^ *2 ' "$T/top" || { diag "$T/top"; diag "$T/err"; }
@@ -82,6 +82,34 @@ done
 check "compare.sh: one scenario run on each side, ratio 1" \
   grep -Eq '^suite -j 1: scenario runs +1 \(1-1\) +1 \(1-1\) +1\.000$' "$T/cmp"
 grep -q '^metric' "$T/cmp" || { diag "$T/cmp"; diag "$T/err"; }
+
+# umlbed bench: one tiny sweep end to end (no timing asserted): the samples, results.json, and valid plots.
+"$UMLBED" bench --out "$T/bench" --param reps=2 --param sharers=1 --param sharers=2 \
+  "$B/scenarios/invalidate-sharers.lua" >"$T/bench.out" 2>"$T/err"
+check "umlbed bench, a tiny sweep: exit 0" [ $? = 0 ]
+check "umlbed bench: four points, each with two samples" [ "$(grep -Ec '^invalidate_ns impl=(seed|unmap) pages=16 sharers=[12] +2 ' "$T/bench.out")" = 4 ]
+grep -q '^invalidate_ns' "$T/bench.out" || { diag "$T/bench.out"; diag "$T/err"; }
+check "results.json: 8 samples and 4 points, with the kernel's release, the host CPU and a commit" perl -MJSON::PP -e '
+  open my $h, "<", $ARGV[0] or exit 1; local $/; my $d = decode_json(<$h>);
+  exit !(@{$d->{samples}} == 8 && @{$d->{points}} == 4 && $d->{release} =~ /^6\.1\./ && $d->{host_cpu} ne ""
+    && $d->{commit} =~ /^[0-9a-f]{40}(-dirty)?$/ && !grep { $_->{unit} ne "ns" || $_->{value} <= 0 } @{$d->{samples}});
+' "$T/bench/results.json"
+check "the plot is an SVG document" grep -q '<svg' "$T/bench/invalidate-vs-sharers.svg"
+check "the plot is an 800x500 PNG" perl -e '
+  open my $h, "<:raw", $ARGV[0] or exit 1; read $h, my $b, 24;
+  exit !(substr($b, 0, 8) eq "\x89PNG\r\n\x1a\n" && unpack("N", substr($b, 16, 4)) == 800 && unpack("N", substr($b, 20, 4)) == 500);
+' "$T/bench/invalidate-vs-sharers.png"
+"$UMLBED" bench --compare "$T/bench/results.json" "$T/bench/results.json" >"$T/cmp.out" 2>"$T/err"
+check "umlbed bench --compare of a result with itself: exit 0" [ $? = 0 ]
+check "... every point the same, ratio 1" grep -q '^0 of 4 point(s) changed beyond noise$' "$T/cmp.out"
+# A made-up slower result: every sample ten times the old ones is flagged SLOWER.
+perl -MJSON::PP -e '
+  open my $h, "<", $ARGV[0] or exit 1; local $/; my $d = decode_json(<$h>);
+  for my $p (@{$d->{points}}) { $p->{$_} *= 10 for qw(median min max mad) }
+  open my $o, ">", $ARGV[1] or exit 1; print $o encode_json($d);' "$T/bench/results.json" "$T/slow.json"
+"$UMLBED" bench --compare "$T/bench/results.json" "$T/slow.json" >"$T/cmp2.out" 2>"$T/err"
+check "umlbed bench --compare flags a tenfold slowdown at every point" grep -q '^4 of 4 point(s) changed beyond noise$' "$T/cmp2.out"
+check "... as SLOWER" [ "$(grep -c ' SLOWER ' "$T/cmp2.out")" = 4 ]
 
 # Usage errors are exit 2, before anything runs.
 "$B/compare.sh" "$rb" >/dev/null 2>&1

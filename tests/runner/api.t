@@ -71,6 +71,19 @@ clean
 check "no scenario outside lib/ finds lib/ with debug.getinfo" not grep -l 'debug\.getinfo' "$SRC"/scenarios/*.lua
 check "no scenario sums minor + major itself" not grep -n '^[^-]*minor + major' "$SRC"/scenarios/*.lua "$SRC"/scenarios/lib/*.lua
 
+# ---- t:metric: samples in the JSON report, labels in key order with numbers as numbers; misuse refused. ----
+run run $F --json "$T/metric.json" "$SCEN/api-metric.lua"
+check "metric: ok" grep -q '^ok 1 - api: metric$' "$T/out"
+[ "$rc" = 0 ] || diag "$T/out" "$T/err"
+check "metric: the JSON report has both samples as given" perl -MJSON::PP -e '
+  open my $h, "<", $ARGV[0] or exit 1; local $/; my $m = decode_json(<$h>)->{results}[0]{metrics};
+  exit !(@$m == 2 && $m->[0]{name} eq "invalidate_ns" && $m->[0]{value} == 1234.5 && $m->[0]{unit} eq "ns"
+    && $m->[0]{labels}{sharers} == 16 && $m->[0]{labels}{impl} eq "seed" && $m->[0]{labels}{drop} eq "false"
+    && $m->[1]{name} eq "plain" && $m->[1]{unit} eq "" && !%{$m->[1]{labels}});
+' "$T/metric.json"
+check "metric: a label that was an integer is a JSON integer" grep -Eq '"sharers": ?16$' "$T/metric.json"
+clean
+
 # ---- The docs state no scenario count that disagrees with scenarios/*.lua. ----
 nscen=$(ls "$SRC"/scenarios/*.lua | wc -l)
 counts_agree() {

@@ -40,7 +40,7 @@ static void fake_write(int fd, const char *s) {
   }
 }
 
-/* Verbs: echo ARGS (reply with ARGS), defer (reply after the next request's reply), garbage,
+/* Verbs: echo ARGS (reply with ARGS; faults echoes ADDR LEN and 7 for its time), defer (reply after the next request's reply), garbage,
  * die, panic, hang, fork (a child that stays in the group), sleep MS, hold KEY (reply KEY once
  * "release KEY" arrives: concurrent calls), release KEY, spawn (a new worker PID from 100 on),
  * exit [CODE] (code 0: the "exited" event follows the reply at once; else it waits for "reap PID",
@@ -141,6 +141,9 @@ static int fake_uml(const char *mode) {
           for (;;) pause();
         }
         if (!strcmp(verb, "sleep")) usleep((useconds_t)atoi(args) * 1000);
+        /* faults ADDR LEN ACCESS: the access word becomes the time field, a fixed 7 ns. */
+        char *sp = !strcmp(verb, "faults") && k > 3 ? strrchr(args, ' ') : NULL;
+        if (sp) strcpy(sp, " 7");
         snprintf(reply, sizeof reply, "%llu %s ok%s%s\n", id, verb, k > 3 ? " " : "", k > 3 ? args : "");
         fake_write(4, reply);
         if (deferred[0]) {

@@ -19,9 +19,10 @@ return {
     local proc = assert(vm:spawn())
     local m = assert(proc:mmap("4096", { length = 4 * 4096 }))
     t:eq(4096, m.addr, "the fake agent's mmap reply is the address")
-    -- The fake agent echoes "faults ADDR LENGTH r": ADDR and LENGTH stand in for minor and major.
-    local minor, major, total = m:faults("r")
-    t:eq({ 4096, 4 * 4096, 5 * 4096 }, { minor, major, total }, "m:faults returns minor, major and their total")
+    -- The fake agent answers "faults ADDR LENGTH r" with ADDR LENGTH 7: minor, major and the time stand-ins.
+    local minor, major, total, ns = m:faults("r")
+    t:eq({ 4096, 4 * 4096, 5 * 4096, 7 }, { minor, major, total, ns },
+         "m:faults returns minor, major, their total and the access time")
     -- "pagemap ADDR COUNT" comes back as two entries: page 1 (0-based) starts at the mapping's second page.
     t:eq({ 4096 + 4096, 2 }, m:pagemap(1, 2), "m:pagemap(1, 2) asks for 2 pages from page 1")
     for i, c in ipairs(cases) do

@@ -1,0 +1,135 @@
+/* bench.c: umlbed bench: the benchmark scenarios run one at a time, then their samples become results.json and plots. */
+#include "bench.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef UMB_SRC_DIR
+#define UMB_SRC_DIR "."
+#endif
+
+static const char *bench_usage =
+    "usage: umlbed bench [--out DIR] [run options] [FILE|DIR]...\n"
+    "       umlbed bench --compare OLD.json NEW.json\n"
+    "\n"
+    "Runs the benchmark scenarios (default " UMB_SRC_DIR
+    "/bench/scenarios) one at a time (-j 1: concurrent\n"
+    "instances would time each other), never with --time-travel (its guest clock is simulated), and writes\n"
+    "DIR/results.json (every t:metric sample, per-point median/min/max, kernel, host CPU, commit) and one SVG and\n"
+    "one PNG per sweep with gnuplot (default DIR: ./umlbed-bench). Run options (--kernel, --variant, --param,\n"
+    "--filter, --timeout, ...) are those of umlbed run.\n"
+    "--compare prints each point's medians, NEW/OLD and whether it changed beyond the noise (bench/report.pl).\n";
+
+/* Options of umlbed run that take a value: their value is not a file. */
+static int takes_value(const char *a) {
+  static const char *const with[] = {"--kernel",  "--variant", "--generation", "--agent", "--filter",
+                                     "--timeout", "--mem",     "--cmdline",    "--param", "--ignore-warning",
+                                     "--json",    "--junit",   "-j",           "--jobs",  NULL};
+  for (int i = 0; with[i]; i++)
+    if (!strcmp(a, with[i])) return 1;
+  return 0;
+}
+
+/* Runs argv (NULL-terminated) and waits; SIGINT and SIGTERM reach the child (same process group) and end it. */
+static int run_wait(char **argv) {
+  struct sigaction ign = {.sa_handler = SIG_IGN}, oint, oterm;
+  sigaction(SIGINT, &ign, &oint);
+  sigaction(SIGTERM, &ign, &oterm);
+  pid_t pid = fork();
+  if (pid == 0) {
+    sigaction(SIGINT, &oint, NULL);
+    sigaction(SIGTERM, &oterm, NULL);
+    execvp(argv[0], argv);
+    fprintf(stderr, "umlbed bench: %s: %s\n", argv[0], strerror(errno));
+    _exit(127);
+  }
+  int st = 0, rc = 2;
+  if (pid > 0) {
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+    }
+    rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+  } else {
+    fprintf(stderr, "umlbed bench: fork: %s\n", strerror(errno));
+  }
+  sigaction(SIGINT, &oint, NULL);
+  sigaction(SIGTERM, &oterm, NULL);
+  return rc;
+}
+
+int umb_bench_main(int argc, char **argv) {
+  const char *out = "umlbed-bench";
+  char report[4096];
+  snprintf(report, sizeof report, "%s/bench/report.pl", UMB_SRC_DIR);
+  if (argc >= 3 && !strcmp(argv[2], "--compare")) {
+    if (argc != 5) {
+      fputs(bench_usage, stderr);
+      return 2;
+    }
+    char *cmp[] = {"perl", report, "--compare", argv[3], argv[4], NULL};
+    return run_wait(cmp);
+  }
+  char **rargv = calloc((size_t)argc + 12, sizeof *rargv);
+  if (rargv == NULL) return 2;
+  char self[4096];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  self[n > 0 ? n : 0] = '\0';
+  int k = 0, files = 0, status = 2;
+  rargv[k++] = n > 0 ? self : "umlbed";
+  rargv[k++] = "run";
+  for (int i = 2; i < argc; i++) {
+    if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+      fputs(bench_usage, stdout);
+      free(rargv);
+      return 0;
+    }
+    if (!strcmp(argv[i], "--out")) {
+      if (i + 1 == argc) {
+        fputs(bench_usage, stderr);
+        goto out;
+      }
+      out = argv[++i];
+      continue;
+    }
+    if (!strcmp(argv[i], "--time-travel") || !strcmp(argv[i], "--json") || !strcmp(argv[i], "--gdb")) {
+      fprintf(stderr, "umlbed bench: %s is not for benchmarks (see umlbed bench --help)\n", argv[i]);
+      goto out;
+    }
+    rargv[k++] = argv[i];
+    if (takes_value(argv[i]) && i + 1 < argc)
+      rargv[k++] = argv[++i];
+    else if (argv[i][0] != '-')
+      files++;
+  }
+  if (mkdir(out, 0755) && errno != EEXIST) {
+    fprintf(stderr, "umlbed bench: --out %s: %s\n", out, strerror(errno));
+    goto out;
+  }
+  char json[4096], bdir[4096];
+  snprintf(json, sizeof json, "%s/runs.json", out);
+  snprintf(bdir, sizeof bdir, "%s/bench/scenarios", UMB_SRC_DIR);
+  /* Last, so that they win over the caller's: one instance at a time, and the report. */
+  rargv[k++] = "-j";
+  rargv[k++] = "1";
+  rargv[k++] = "--json";
+  rargv[k++] = json;
+  if (!files) rargv[k++] = bdir;
+  rargv[k] = NULL;
+  int run = run_wait(rargv);
+  if (run >= 2) {
+    /* A usage error, a set-up error or a signal: no results to report. */
+    status = run;
+    goto out;
+  }
+  char *rep[] = {"perl", report, json, (char *)out, "--src", UMB_SRC_DIR, NULL};
+  int rc = run_wait(rep);
+  status = run ? run : rc;
+out:
+  free(rargv);
+  return status;
+}
