@@ -24,7 +24,9 @@
 #include "reaper.h"
 #include "report.h"
 #include "bench.h"
+#include "merge.h"
 #include "output.h"
+#include "shard.h"
 #include "scenario.h"
 
 static struct {
@@ -37,6 +39,9 @@ static struct {
   int running;
   int finished;
   umb_jobs jobs_ctl; /* How many scenarios run at once (-j). */
+  umb_shard shard;   /* --shard K/N or a CI engine's variables; n == 0: the whole list. */
+  char **all;        /* With a shard: umb_shard_key() of every run of the full list. */
+  int nall;
   int interrupted;
   int tty;
   const char *junit;
@@ -52,6 +57,7 @@ static const char *usage =
     "       umlbed run --gdb [--break SYMBOL]... FILE\n"
     "       umlbed fuzz [--seed S] [--steps N] [--runs K] [options] [FILE]\n"
     "       umlbed bench [--out DIR] [options] [FILE|DIR]...   (umlbed bench --help)\n"
+    "       umlbed merge [--json FILE] [--junit FILE] SHARD.json...\n"
     "\n"
     "Runs Lua scenarios, each in its own User-Mode Linux instance, and prints TAP.\n"
     "Without FILE or DIR, runs ./scenarios.\n"
@@ -80,6 +86,13 @@ static const char *usage =
     "  --param KEY=VALUE set the scenario parameter p.KEY to VALUE (a number if it\n"
     "                    reads as one): replaces KEY's list in the matrix, or adds KEY;\n"
     "                    repeat KEY for several values (one run each)\n"
+    "  --shard K/N       run shard K of N: the full list (the same on every machine) is\n"
+    "                    dealt longest run first to the least loaded shard; without\n"
+    "                    it, GitLab's CI_NODE_INDEX/CI_NODE_TOTAL, Kubernetes'\n"
+    "                    JOB_COMPLETION_INDEX with UMLBED_SHARD_TOTAL, or Slurm's\n"
+    "                    SLURM_ARRAY_TASK_ID/_COUNT choose it (umlbed merge joins them)\n"
+    "  --durations FILE  deal shards by the runs' seconds in FILE (a --json report)\n"
+    "                    instead of by count\n"
     "  --coverage[=DIR]  for a gcov kernel (variant coverage): each run's instances\n"
     "                    power off at the end and write their gcov data to a folder of\n"
     "                    their own under DIR (default ./umlbed-coverage); runs add up,\n"
@@ -192,6 +205,36 @@ static int plan(char **files, int nfiles, const char *filter) {
     free(name);
   }
   return bad ? -1 : 0;
+}
+
+/* Keeps only this shard's runs of the planned list, and the keys of the full list for the report. */
+static int shard_select(const char *durations) {
+  char *mine = calloc((size_t)g.njobs + 1, 1), err[512] = "";
+  g.all = calloc((size_t)g.njobs + 1, sizeof *g.all);
+  if (mine == NULL || g.all == NULL) {
+    free(mine);
+    return -ENOMEM;
+  }
+  int rc = umb_shard_deal(g.jobs, g.njobs, &g.shard, durations, mine, err, sizeof err);
+  if (rc) {
+    fprintf(stderr, "umlbed: %s\n", err[0] ? err : strerror(-rc));
+    free(mine);
+    return rc;
+  }
+  int kept = 0;
+  for (int i = 0; i < g.njobs; i++) {
+    g.all[g.nall++] = umb_shard_key(g.jobs[i].file, g.jobs[i].name);
+    if (mine[i]) {
+      g.jobs[kept++] = g.jobs[i];
+    } else {
+      free(g.jobs[i].file);
+      free(g.jobs[i].name);
+      free(g.jobs[i].broken);
+    }
+  }
+  g.njobs = kept;
+  free(mine);
+  return 0;
 }
 
 /* Appends a formatted --param to the NULL-terminated list. */
@@ -509,7 +552,9 @@ int main(int argc, char **argv) {
     O_STEPS,
     O_RUNS,
     O_UNSAFE,
-    O_COVERAGE
+    O_COVERAGE,
+    O_SHARD,
+    O_DURATIONS
   };
   static const struct option opts[] = {{"kernel", 1, 0, O_KERNEL},
                                        {"variant", 1, 0, O_VARIANT},
@@ -535,6 +580,8 @@ int main(int argc, char **argv) {
                                        {"help", 0, 0, 'h'},
                                        {"unsafe-lua", 0, 0, O_UNSAFE},
                                        {"coverage", 2, 0, O_COVERAGE},
+                                       {"shard", 1, 0, O_SHARD},
+                                       {"durations", 1, 0, O_DURATIONS},
                                        {0, 0, 0, 0}};
   if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
     fputs(usage, argc < 2 ? stderr : stdout);
@@ -542,6 +589,7 @@ int main(int argc, char **argv) {
   }
   const char *cmd = argv[1];
   if (!strcmp(cmd, "bench")) return umb_bench_main(argc, argv);
+  if (!strcmp(cmd, "merge")) return umb_merge_main(argc, argv);
   int fuzz = !strcmp(cmd, "fuzz");
   if (strcmp(cmd, "run") && strcmp(cmd, "list") && !fuzz) {
     fprintf(stderr, "umlbed: unknown command '%s'\n%s", cmd, usage);
@@ -551,7 +599,7 @@ int main(int argc, char **argv) {
   char **files = NULL;
   int nfiles = 0, status = 2;
   const char *kernel = getenv("UMLBED_KERNEL"), *variant = NULL, *agent = getenv("UMLBED_AGENT"), *generation = NULL;
-  const char *filter = NULL, *coverage = NULL;
+  const char *filter = NULL, *coverage = NULL, *durations = NULL;
   char covreal[PATH_MAX];
   char *breaks[64];
   int nbreaks = 0, gdb = 0, batch = 0, nignore = 0;
@@ -598,6 +646,17 @@ int main(int argc, char **argv) {
       }
       case O_UNSAFE:
         g.cfg.unsafe_lua = 1;
+        break;
+      case O_SHARD:
+        if (umb_shard_parse(optarg, &g.shard.k, &g.shard.n)) {
+          fprintf(stderr, "umlbed: --shard wants K/N with 1 <= K <= N <= %d (got '%s')\n", UMB_SHARDS_MAX, optarg);
+          status = 2;
+          goto out;
+        }
+        snprintf(g.shard.source, sizeof g.shard.source, "--shard");
+        break;
+      case O_DURATIONS:
+        durations = optarg;
         break;
       case O_COVERAGE:
         coverage = optarg ? optarg : "umlbed-coverage";
@@ -756,6 +815,29 @@ int main(int argc, char **argv) {
     goto out;
   }
   int planned = plan(files, nfiles, filter);
+  if (!g.shard.n) {
+    char err[256];
+    if (umb_shard_from_env(&g.shard, err, sizeof err) < 0) {
+      fprintf(stderr, "umlbed: %s\n", err);
+      status = 2;
+      goto out;
+    }
+  }
+  if (durations && !g.shard.n) {
+    fprintf(stderr, "umlbed: --durations balances shards: give --shard K/N (or a CI engine's shard variables)\n");
+    status = 2;
+    goto out;
+  }
+  if (g.shard.n && fuzz && !seed_arg) {
+    /* Every shard must deal the same list: seeds from each machine's clock would differ. */
+    fprintf(stderr, "umlbed: a sharded umlbed fuzz needs --seed S, the same in every shard\n");
+    status = 2;
+    goto out;
+  }
+  if (g.shard.n && shard_select(durations)) {
+    status = 2;
+    goto out;
+  }
   if (nfiles == 0) {
     fprintf(stderr, "umlbed: no scenario files (*.lua) in");
     for (int i = 0; i < nargs; i++) fprintf(stderr, " %s", args[i]);
@@ -870,6 +952,9 @@ int main(int argc, char **argv) {
   printf("TAP version 13\n1..%d\n", g.njobs);
   printf("# kernel %s (generation %s, variant %s)\n", g.cfg.release, g.cfg.generation,
          g.cfg.variant ? g.cfg.variant : "-");
+  if (g.shard.n)
+    printf("# shard %d/%d (%s; dealt by %s): %d of %d runs\n", g.shard.k, g.shard.n, g.shard.source, g.shard.balance,
+           g.njobs, g.nall);
   if (g.fuzz_note[0]) printf("# %s\n", g.fuzz_note);
   fflush(stdout);
   jobs_cache_load();
@@ -892,7 +977,8 @@ int main(int argc, char **argv) {
     if (!g.jobs[i].done || (g.jobs[i].verdict != UMB_OK && g.jobs[i].verdict != UMB_SKIP)) bad = 1;
   if (g.junit && umb_out_junit(g.junit, g.jobs, g.njobs, &g.cfg))
     fprintf(stderr, "umlbed: cannot write %s\n", g.junit), bad = 1;
-  if (g.json && umb_out_json(g.json, g.jobs, g.njobs, &g.cfg, &g.jobs_ctl))
+  umb_out_shard osh = {g.shard.k, g.shard.n, g.shard.source, g.shard.balance, g.all, g.nall};
+  if (g.json && umb_out_json(g.json, g.jobs, g.njobs, &g.cfg, &g.jobs_ctl, g.shard.n ? &osh : NULL))
     fprintf(stderr, "umlbed: cannot write %s\n", g.json), bad = 1;
   status = g.interrupted ? 128 + g.interrupted : bad;
 
@@ -910,6 +996,8 @@ out:
     free(g.jobs[i].broken);
   }
   free(g.jobs);
+  for (int i = 0; i < g.nall; i++) free(g.all[i]);
+  free(g.all);
   for (int i = 0; i < nfiles; i++) free(files[i]);
   free(files);
   for (int i = 0; i < nparams; i++) free(params[i]);

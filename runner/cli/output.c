@@ -158,7 +158,8 @@ static json_t *metrics_json(const char *text) {
   return arr;
 }
 
-int umb_out_json(const char *path, const job *jobs, int njobs, const umb_config *cfg, const umb_jobs *ctl) {
+int umb_out_json(const char *path, const job *jobs, int njobs, const umb_config *cfg, const umb_jobs *ctl,
+                 const umb_out_shard *shard) {
   json_t *root = json_object(), *arr = json_array();
   int counts[UMB_ERROR + 1] = {0};
   for (int i = 0; i < njobs; i++) {
@@ -198,6 +199,16 @@ int umb_out_json(const char *path, const job *jobs, int njobs, const umb_config 
     json_object_set_new(levels, key, json_integer(ctl->runs[l]));
   }
   json_object_set_new(root, "runs_per_level", levels);
+  if (shard) {
+    json_t *sh = json_object(), *all = json_array();
+    json_object_set_new(sh, "k", json_integer(shard->k));
+    json_object_set_new(sh, "n", json_integer(shard->n));
+    json_object_set_new(sh, "source", json_clean(shard->source));
+    json_object_set_new(sh, "balance", json_clean(shard->balance));
+    json_object_set_new(root, "shard", sh);
+    for (int i = 0; i < shard->nall; i++) json_array_append_new(all, json_clean(shard->all[i]));
+    json_object_set_new(root, "all_runs", all);
+  }
   json_object_set_new(root, "results", arr);
   json_t *sum = json_object();
   for (int v = 0; v <= UMB_ERROR; v++)

@@ -34,7 +34,17 @@ typedef struct job {
 void umb_out_tap(FILE *f, const job *j, int n);
 /* Writes a JUnit XML report of jobs[0..njobs); returns 0 or a negative errno. */
 int umb_out_junit(const char *path, const job *jobs, int njobs, const umb_config *cfg);
-/* Writes the JSON report; returns 0 or a negative errno. */
-int umb_out_json(const char *path, const job *jobs, int njobs, const umb_config *cfg, const umb_jobs *ctl);
+/* What a sharded run adds to its JSON report: which shard it was, and the full list of runs that every shard of
+ * the same command shares (each run as umb_shard_key()), so that umlbed merge can check the union. */
+typedef struct umb_out_shard {
+  int k, n;
+  const char *source, *balance;
+  char *const *all;
+  int nall;
+} umb_out_shard;
+
+/* Writes the JSON report (shard NULL: not sharded); returns 0 or a negative errno. */
+int umb_out_json(const char *path, const job *jobs, int njobs, const umb_config *cfg, const umb_jobs *ctl,
+                 const umb_out_shard *shard);
 
 #endif

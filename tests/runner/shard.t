@@ -1,0 +1,89 @@
+#!/bin/bash
+# shard.t: --shard K/N deals the full list exactly once over K = 1..N, by count or recorded durations, from the option or a CI engine's variables; umlbed merge joins shard reports and refuses a missing or doubled run.
+. "$(dirname "$0")/common.sh"
+D=$SRC/tests/data/suite-durations.json
+# The keys of a listing: file's base name and run name, sorted.
+keys() { awk -F'\t' '{ n = split($1, p, "/"); print p[n] "\t" $2 }' "$@" | sort; }
+
+# ---- Every run of the suite in exactly one shard, for N = 1, 2, 3, 7, by count and by durations. ----
+"$UMLBED" list "$SRC/scenarios" >"$T/all" 2>"$T/err"
+check "umlbed list: the full suite ($(wc -l <"$T/all") runs)" [ "$(wc -l <"$T/all")" -gt 50 ]
+for how in count durations; do
+  extra=
+  [ $how = durations ] && extra="--durations $D"
+  for N in 1 2 3 7; do
+    : >"$T/union"
+    sizes=
+    for K in $(seq 1 "$N"); do
+      "$UMLBED" list --shard "$K/$N" $extra "$SRC/scenarios" >"$T/s$K" 2>"$T/err"
+      cat "$T/s$K" >>"$T/union"
+      sizes="$sizes $(wc -l <"$T/s$K")"
+    done
+    check "by $how, N=$N: the shards' union is the suite, each run once (sizes:$sizes)" \
+      cmp -s <(keys "$T/all") <(keys "$T/union")
+  done
+done
+# The balance by durations: each of 7 shards within 25 % of the mean shard time (seconds of the recorded report).
+bal=$(for K in 1 2 3 4 5 6 7; do
+  "$UMLBED" list --shard "$K/7" --durations "$D" "$SRC/scenarios" | keys
+  echo "--"
+done | perl -MJSON::PP -e '
+  open my $h, "<", $ARGV[0] or die; local $/; my $d = decode_json(<$h>); $/ = "\n";
+  my %s = map { ((split m{/}, $_->{file})[-1] . "\t" . $_->{name} => $_->{seconds}) } @{$d->{results}};
+  my @t = (0); while (<STDIN>) { chomp; if ($_ eq "--") { push @t, 0; next } $t[-1] += $s{$_} // 0 } pop @t;
+  my $m = 0; $m += $_ for @t; $m /= @t; my $w = 0;
+  for (@t) { my $r = abs($_ - $m) / $m; $w = $r if $r > $w }
+  printf "%.3f %s\n", $w, join(" ", map { sprintf "%.2f", $_ } @t);' "$D")
+check "by durations, N=7: every shard within 25 % of the mean (worst $(echo "$bal" | cut -d' ' -f1): ${bal#* } s)" \
+  awk -v w="${bal%% *}" 'BEGIN { exit !(w <= 0.25) }'
+# The same list gives the same shards: a second dealing is identical.
+"$UMLBED" list --shard 3/7 --durations "$D" "$SRC/scenarios" >"$T/again"
+check "dealing is deterministic" cmp -s "$T/s3" "$T/again"
+
+# ---- The engines' variables choose the shard when --shard is not given. ----
+"$UMLBED" list --shard 2/3 "$SRC/scenarios" >"$T/want"
+CI_NODE_INDEX=2 CI_NODE_TOTAL=3 "$UMLBED" list "$SRC/scenarios" >"$T/got"
+check "GitLab CI_NODE_INDEX=2 CI_NODE_TOTAL=3 is shard 2/3" cmp -s "$T/want" "$T/got"
+JOB_COMPLETION_INDEX=1 UMLBED_SHARD_TOTAL=3 "$UMLBED" list "$SRC/scenarios" >"$T/got"
+check "Kubernetes JOB_COMPLETION_INDEX=1 (from 0) with UMLBED_SHARD_TOTAL=3 is shard 2/3" cmp -s "$T/want" "$T/got"
+SLURM_ARRAY_TASK_ID=5 SLURM_ARRAY_TASK_MIN=4 SLURM_ARRAY_TASK_COUNT=3 "$UMLBED" list "$SRC/scenarios" >"$T/got"
+check "Slurm task 5 of 4..6 is shard 2/3" cmp -s "$T/want" "$T/got"
+JOB_COMPLETION_INDEX=1 "$UMLBED" list "$SRC/scenarios" >/dev/null 2>"$T/err"
+check "JOB_COMPLETION_INDEX without UMLBED_SHARD_TOTAL: exit 2" [ $? = 2 ]
+check "... naming the variable to set" grep -q 'UMLBED_SHARD_TOTAL' "$T/err"
+for bad in 0/3 4/3 3 a/b 1/0 1/5000; do
+  "$UMLBED" list --shard "$bad" "$SRC/scenarios" >/dev/null 2>&1
+  check "--shard $bad: exit 2" [ $? = 2 ]
+done
+
+# ---- Shards run, their reports merge into the unsharded one; a missing or doubled run is refused. ----
+export UMLBED_FAKE=agent
+F="--kernel $UMLBED_TEST --agent $UMLBED_TEST"
+S="$SCEN/fake-ok.lua $SCEN/fake-matrix.lua $SCEN/fake-fail.lua"
+run run $F --json "$T/whole.json" $S
+whole=$rc
+for K in 1 2 3; do
+  run run $F --shard "$K/3" --json "$T/sh$K.json" $S
+  cp "$T/out" "$T/tap$K"
+done
+check "a shard's TAP names its shard" grep -q '^# shard 1/3 (--shard; dealt by count): 2 of 6 runs$' "$T/tap1"
+"$UMLBED" merge --json "$T/merged.json" --junit "$T/merged.xml" "$T/sh3.json" "$T/sh1.json" "$T/sh2.json" >"$T/m.out" 2>"$T/err"
+mrc=$?
+check "merge of the three shards: the unsharded run's exit status ($whole)" [ "$mrc" = "$whole" ]
+names() { perl -MJSON::PP -e 'open my $h, "<", $ARGV[0] or exit 1; local $/;
+  print map { "$_->{name}\t$_->{verdict}\n" } @{decode_json(<$h>)->{results}}' "$1" | sort; }
+check "merge: the same runs and verdicts as the unsharded run" cmp -s <(names "$T/whole.json") <(names "$T/merged.json")
+check "merge: TAP with the plan of the full list" grep -q '^1\.\.6$' "$T/m.out"
+check "merge: JUnit written" grep -q '<testsuite name="umlbed" tests="6"' "$T/merged.xml"
+"$UMLBED" merge "$T/sh1.json" "$T/sh2.json" >/dev/null 2>"$T/err"
+check "merge without shard 3: exit 2" [ $? = 2 ]
+check "... naming each missing run" [ "$(grep -c '^umlbed merge: run missing (in no shard): ' "$T/err")" = "$(grep -c '^ok\|^not ok' "$T/tap3")" ]
+"$UMLBED" merge "$T/sh1.json" "$T/sh1.json" "$T/sh2.json" "$T/sh3.json" >/dev/null 2>"$T/err"
+check "merge with shard 1 twice: exit 2" [ $? = 2 ]
+check "... naming the doubled runs" grep -q '^umlbed merge: run doubled (in more than one shard): fake-ok.lua' "$T/err"
+run run $F --shard 1/2 --json "$T/other.json" $S
+"$UMLBED" merge "$T/sh1.json" "$T/other.json" >/dev/null 2>"$T/err"
+check "merge of shards of different lists (N=3 and N=2): exit 2" [ $? = 2 ]
+"$UMLBED" merge "$T/whole.json" >/dev/null 2>"$T/err"
+check "merge of an unsharded report: exit 2, saying what it wants" grep -q 'not the JSON report of a sharded run' "$T/err"
+echo "1..$n"
