@@ -30,6 +30,7 @@ help:
 	@echo "make runner     build the umlbed runner"
 	@echo "make checkpatch run each generation's checkpatch.pl --strict on its series, patches/6.1/ and patches/6.12/"
 	@echo "make coverage   build the gcov kernel, run scenarios/ on it, report the series' line and branch coverage (GEN=6.12 too)"
+	@echo "make pack       one tarball for shards on other machines: umlbed run --pack build/umlbed-pack.tar.gz"
 	@echo "make bench      what an invalidation costs: bench/scenarios' sweeps, results.json and plots in build/bench"
 	@echo "make mutants    build the deliberately broken kernels and show which scenarios catch each (GEN=6.12 too)"
 	@echo "make soak       run scenarios/ again and again under load (bench/soak.sh: SOAK_RUNS, SOAK_CONDITIONS)"
@@ -89,6 +90,12 @@ coverage: guest runner
 	@uml-kernel/build.sh coverage$(mutant_suffix)
 	@$(MAKE) -s -C uml-kernel/modules VARIANT=coverage$(mutant_suffix)
 	JOBS=$(JOBS) tests/coverage/run.sh $(GEN)
+
+# One tarball with what a shard needs (runner, agent, kernels and modules of VARIANTS, scenarios, manifest):
+# BUILD/umlbed-pack.tar.gz, for umlbed run --pack on machines with only the runtime libraries (docs/ci/).
+.PHONY: pack
+pack: kernel modules guest runner
+	VARIANTS="$(VARIANTS)" scripts/pack.sh $(BUILD)/umlbed-pack.tar.gz
 
 # What an invalidation costs: the sweeps of bench/scenarios/, results.json and plots in BUILD/bench (not in check).
 .PHONY: bench

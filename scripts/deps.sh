@@ -14,6 +14,8 @@ packages=("$@")
 	libxml2-utils
 	# Coverage: genhtml (make coverage); gcov comes with gcc. Plots: umlbed bench.
 	lcov gnuplot-nox
+	# The CI templates' linter (docs/ci/, tests/runner/ci.t).
+	yamllint
 )
 
 missing=()

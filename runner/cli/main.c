@@ -26,6 +26,7 @@
 #include "bench.h"
 #include "merge.h"
 #include "output.h"
+#include "pack.h"
 #include "shard.h"
 #include "scenario.h"
 
@@ -93,6 +94,9 @@ static const char *usage =
     "                    SLURM_ARRAY_TASK_ID/_COUNT choose it (umlbed merge joins them)\n"
     "  --durations FILE  deal shards by the runs' seconds in FILE (a --json report)\n"
     "                    instead of by count\n"
+    "  --pack FILE|DIR   run from a pack (make pack): its runner, kernels, agent and\n"
+    "                    scenarios; this machine needs only libuv1, liblua5.4-0 and\n"
+    "                    libjansson4\n"
     "  --coverage[=DIR]  for a gcov kernel (variant coverage): each run's instances\n"
     "                    power off at the end and write their gcov data to a folder of\n"
     "                    their own under DIR (default ./umlbed-coverage); runs add up,\n"
@@ -590,6 +594,8 @@ int main(int argc, char **argv) {
   const char *cmd = argv[1];
   if (!strcmp(cmd, "bench")) return umb_bench_main(argc, argv);
   if (!strcmp(cmd, "merge")) return umb_merge_main(argc, argv);
+  for (int i = 2; i < argc; i++)
+    if (!strcmp(argv[i], "--pack") || !strncmp(argv[i], "--pack=", 7)) return umb_pack_main(argc, argv);
   int fuzz = !strcmp(cmd, "fuzz");
   if (strcmp(cmd, "run") && strcmp(cmd, "list") && !fuzz) {
     fprintf(stderr, "umlbed: unknown command '%s'\n%s", cmd, usage);
@@ -977,8 +983,10 @@ int main(int argc, char **argv) {
     if (!g.jobs[i].done || (g.jobs[i].verdict != UMB_OK && g.jobs[i].verdict != UMB_SKIP)) bad = 1;
   if (g.junit && umb_out_junit(g.junit, g.jobs, g.njobs, &g.cfg))
     fprintf(stderr, "umlbed: cannot write %s\n", g.junit), bad = 1;
-  umb_out_shard osh = {g.shard.k, g.shard.n, g.shard.source, g.shard.balance, g.all, g.nall};
-  if (g.json && umb_out_json(g.json, g.jobs, g.njobs, &g.cfg, &g.jobs_ctl, g.shard.n ? &osh : NULL))
+  char packid[64];
+  umb_out_shard osh = {
+      g.shard.k, g.shard.n, g.shard.source, g.shard.balance, g.all, g.nall, umb_pack_id(bdir, packid, sizeof packid)};
+  if (g.json && umb_out_json(g.json, g.jobs, g.njobs, &g.cfg, &g.jobs_ctl, &osh))
     fprintf(stderr, "umlbed: cannot write %s\n", g.json), bad = 1;
   status = g.interrupted ? 128 + g.interrupted : bad;
 

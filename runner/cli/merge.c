@@ -75,6 +75,14 @@ int umb_merge_main(int argc, char **argv) {
       status = 2;
       goto out;
     }
+    /* Shards from different builds would merge verdicts about different kernels. */
+    json_t *p0 = json_object_get(reps[0], "pack"), *pr = json_object_get(reps[r], "pack");
+    if (!json_equal(p0 ? p0 : json_null(), pr ? pr : json_null()) && !(p0 == NULL && pr == NULL)) {
+      fprintf(stderr, "umlbed merge: %s and %s ran from different packs (%s, %s)\n", argv[first], argv[first + r],
+              p0 ? json_string_value(p0) : "none", pr ? json_string_value(pr) : "none");
+      status = 2;
+      goto out;
+    }
     json_int_t k = json_integer_value(json_object_get(sh, "k"));
     json_int_t nn = json_integer_value(json_object_get(sh, "n"));
     if (shard_seen && k >= 1 && k <= nn && shard_seen[k]++) {

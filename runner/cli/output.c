@@ -199,7 +199,8 @@ int umb_out_json(const char *path, const job *jobs, int njobs, const umb_config 
     json_object_set_new(levels, key, json_integer(ctl->runs[l]));
   }
   json_object_set_new(root, "runs_per_level", levels);
-  if (shard) {
+  if (shard && shard->pack) json_object_set_new(root, "pack", json_clean(shard->pack));
+  if (shard && shard->n) {
     json_t *sh = json_object(), *all = json_array();
     json_object_set_new(sh, "k", json_integer(shard->k));
     json_object_set_new(sh, "n", json_integer(shard->n));

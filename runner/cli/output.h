@@ -41,9 +41,10 @@ typedef struct umb_out_shard {
   const char *source, *balance;
   char *const *all;
   int nall;
+  const char *pack; /* The id of the pack the runner ran from (make pack), or NULL. */
 } umb_out_shard;
 
-/* Writes the JSON report (shard NULL: not sharded); returns 0 or a negative errno. */
+/* Writes the JSON report (shard NULL or n 0: not sharded); returns 0 or a negative errno. */
 int umb_out_json(const char *path, const job *jobs, int njobs, const umb_config *cfg, const umb_jobs *ctl,
                  const umb_out_shard *shard);
 

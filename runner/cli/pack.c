@@ -1,0 +1,149 @@
+/* pack.c: running from a pack: unpack, check the manifest and the runtime libraries, run the pack's own runner. */
+#include "pack.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+const char *umb_pack_id(const char *build, char *buf, size_t size) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/../MANIFEST", build);
+  FILE *f = fopen(path, "re");
+  if (f == NULL) return NULL;
+  char line[256];
+  const char *id = NULL;
+  if (fgets(line, sizeof line, f) && !strncmp(line, "id ", 3)) {
+    line[strcspn(line, "\n")] = '\0';
+    snprintf(buf, size, "%s", line + 3);
+    id = buf;
+  }
+  fclose(f);
+  return id;
+}
+
+/* Runs argv and waits; a signal to the terminal reaches the child, which ends and cleans up on its own. */
+static int run_wait(char **argv) {
+  struct sigaction ign = {.sa_handler = SIG_IGN}, oint, oterm;
+  sigaction(SIGINT, &ign, &oint);
+  sigaction(SIGTERM, &ign, &oterm);
+  pid_t pid = fork();
+  if (pid == 0) {
+    sigaction(SIGINT, &oint, NULL);
+    sigaction(SIGTERM, &oterm, NULL);
+    execvp(argv[0], argv);
+    fprintf(stderr, "umlbed: %s: %s\n", argv[0], strerror(errno));
+    _exit(127);
+  }
+  int st = 0, rc = 2;
+  if (pid > 0) {
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+    }
+    rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+  }
+  sigaction(SIGINT, &oint, NULL);
+  sigaction(SIGTERM, &oterm, NULL);
+  return rc;
+}
+
+static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
+  (void)sb;
+  (void)flag;
+  (void)ftw;
+  return remove(path);
+}
+
+/* The runtime libraries the pack's runner lacks on this machine, with the Debian packages that have them. */
+static int missing_libraries(const char *runner) {
+  char cmd[4400];
+  snprintf(cmd, sizeof cmd, "ldd '%s' 2>&1", runner);
+  FILE *p = popen(cmd, "re");
+  if (p == NULL) return 0;
+  static const char *const pkgs[][2] = {
+      {"libuv", "libuv1"}, {"liblua5.4", "liblua5.4-0"}, {"libjansson", "libjansson4"}};
+  char line[1024];
+  int missing = 0;
+  while (fgets(line, sizeof line, p)) {
+    if (!strstr(line, "not found")) continue;
+    char lib[256] = "";
+    sscanf(line, " %255s", lib);
+    const char *pkg = "?";
+    for (size_t i = 0; i < sizeof pkgs / sizeof pkgs[0]; i++)
+      if (!strncmp(lib, pkgs[i][0], strlen(pkgs[i][0]))) pkg = pkgs[i][1];
+    fprintf(stderr, "umlbed: the pack's runner needs %s, which this machine lacks (Debian package %s)\n", lib, pkg);
+    missing++;
+  }
+  pclose(p);
+  if (missing)
+    fprintf(stderr, "umlbed: install the runtime libraries: apt-get install libuv1 liblua5.4-0 libjansson4\n");
+  return missing;
+}
+
+int umb_pack_main(int argc, char **argv) {
+  const char *pack = NULL;
+  char **args = calloc((size_t)argc + 4, sizeof *args);
+  char dir[4096] = "", tmp[4096] = "", runner[4200], scen[4200], manifest[4200];
+  int k = 0, status = 2, files = 0;
+  if (args == NULL) return 2;
+  args[k++] = runner;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--pack") && i + 1 < argc) {
+      pack = argv[++i];
+      continue;
+    }
+    if (!strncmp(argv[i], "--pack=", 7)) {
+      pack = argv[i] + 7;
+      continue;
+    }
+    args[k++] = argv[i];
+    /* An argument that is a file or folder on disk is a scenario argument: no default folder then. */
+    struct stat st;
+    if (i >= 2 && argv[i][0] != '-' && stat(argv[i], &st) == 0 && strcmp(argv[i - 1], "--durations") &&
+        strcmp(argv[i - 1], "--json") && strcmp(argv[i - 1], "--junit"))
+      files++;
+  }
+  struct stat st;
+  if (pack == NULL || stat(pack, &st)) {
+    fprintf(stderr, "umlbed: --pack %s: %s\n", pack ? pack : "(none)",
+            pack ? strerror(errno) : "wants a file or folder");
+    goto out;
+  }
+  if (S_ISDIR(st.st_mode)) {
+    snprintf(dir, sizeof dir, "%s", pack);
+  } else {
+    /* A tarball from make pack: into a folder of its own under TMPDIR, removed afterwards. */
+    const char *t = getenv("TMPDIR");
+    snprintf(tmp, sizeof tmp, "%s/umlbed-pack-%d-XXXXXX", t && *t ? t : "/tmp", (int)getpid());
+    if (mkdtemp(tmp) == NULL) {
+      fprintf(stderr, "umlbed: --pack: cannot make a folder under %s: %s\n", t && *t ? t : "/tmp", strerror(errno));
+      tmp[0] = '\0';
+      goto out;
+    }
+    char *tar[] = {"tar", "-xzf", (char *)pack, "-C", tmp, NULL};
+    if (run_wait(tar)) {
+      fprintf(stderr, "umlbed: --pack %s: not a pack tarball (tar failed)\n", pack);
+      goto out;
+    }
+    snprintf(dir, sizeof dir, "%s/umlbed-pack", tmp);
+  }
+  snprintf(manifest, sizeof manifest, "%s/MANIFEST", dir);
+  snprintf(runner, sizeof runner, "%s/build/runner/umlbed", dir);
+  if (access(manifest, R_OK) || access(runner, X_OK)) {
+    fprintf(stderr, "umlbed: --pack %s: no MANIFEST or runner inside (make pack writes one)\n", pack);
+    goto out;
+  }
+  if (missing_libraries(runner)) goto out;
+  snprintf(scen, sizeof scen, "%s/scenarios", dir);
+  if (!files && k > 1 && (!strcmp(args[1], "run") || !strcmp(args[1], "list"))) args[k++] = scen;
+  args[k] = NULL;
+  status = run_wait(args);
+out:
+  if (tmp[0]) nftw(tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+  free(args);
+  return status;
+}

@@ -1,0 +1,29 @@
+#!/bin/bash
+# ci.t: the CI templates of docs/ci/ pass yamllint, and each runs the pack's shards and merges them the way umlbed expects.
+. "$(dirname "$0")/common.sh"
+C=$SRC/docs/ci
+if ! command -v yamllint >/dev/null; then
+  echo "1..0 # SKIP no yamllint (Debian package yamllint; make deps installs it)"
+  exit 0
+fi
+for f in github-actions.yml gitlab-ci.yml kubernetes-job.yml; do
+  yamllint -s -c "$C/.yamllint" "$C/$f" >"$T/lint" 2>&1
+  check "yamllint --strict: $f" [ $? = 0 ]
+  [ -s "$T/lint" ] && diag "$T/lint"
+done
+# What each engine needs of the template, read from the parsed YAML (yamllint's own parser, PyYAML).
+py() { python3 -c "import sys, yaml; d = yaml.safe_load(open(sys.argv[1])); $1" "$2"; }
+check "GitHub: build, shard and merge jobs; the shard job's matrix has 4 shards and runs --pack with --shard" py '
+j = d["jobs"]; m = j["shard"]["strategy"]["matrix"]["shard"]
+run = " ".join(s.get("run", "") for s in j["shard"]["steps"])
+sys.exit(not (set(j) >= {"build", "shard", "merge"} and m == [1, 2, 3, 4] and "--pack" in run and "--shard ${{ matrix.shard }}/4" in run
+  and "merge" in " ".join(s.get("run", "") for s in j["merge"]["steps"]) and j["merge"]["needs"] == "shard"))' "$C/github-actions.yml"
+check "GitHub: ccache keyed on the series and config hash" py '
+s = d["jobs"]["build"]["steps"]; sys.exit(not any("patches/" in x.get("run", "") for x in s) or not any(x.get("uses", "").startswith("actions/cache") for x in s))' "$C/github-actions.yml"
+check "GitLab: parallel shards (CI_NODE_INDEX) and a merge job publishing JUnit" py '
+sys.exit(not (d["shards"]["parallel"] == 4 and "--pack" in " ".join(d["shards"]["script"])
+  and d["merge"]["artifacts"]["reports"]["junit"] == "umlbed.xml"))' "$C/gitlab-ci.yml"
+check "Kubernetes: an Indexed Job with UMLBED_SHARD_TOTAL equal to its completions" py '
+s = d["spec"]; c = s["template"]["spec"]["containers"][0]; env = {e["name"]: e["value"] for e in c["env"]}
+sys.exit(not (d["kind"] == "Job" and s["completionMode"] == "Indexed" and int(env["UMLBED_SHARD_TOTAL"]) == s["completions"]))' "$C/kubernetes-job.yml"
+echo "1..$n"
