@@ -1,13 +1,12 @@
 /* bench.c: umlbed bench: the benchmark scenarios run one at a time, then their samples become results.json and plots. */
 #include "bench.h"
+#include "child.h"
 
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #ifndef UMB_SRC_DIR
@@ -36,32 +35,6 @@ static int takes_value(const char *a) {
   return 0;
 }
 
-/* Runs argv (NULL-terminated) and waits; SIGINT and SIGTERM reach the child (same process group) and end it. */
-static int run_wait(char **argv) {
-  struct sigaction ign = {.sa_handler = SIG_IGN}, oint, oterm;
-  sigaction(SIGINT, &ign, &oint);
-  sigaction(SIGTERM, &ign, &oterm);
-  pid_t pid = fork();
-  if (pid == 0) {
-    sigaction(SIGINT, &oint, NULL);
-    sigaction(SIGTERM, &oterm, NULL);
-    execvp(argv[0], argv);
-    fprintf(stderr, "umlbed bench: %s: %s\n", argv[0], strerror(errno));
-    _exit(127);
-  }
-  int st = 0, rc = 2;
-  if (pid > 0) {
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-    }
-    rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-  } else {
-    fprintf(stderr, "umlbed bench: fork: %s\n", strerror(errno));
-  }
-  sigaction(SIGINT, &oint, NULL);
-  sigaction(SIGTERM, &oterm, NULL);
-  return rc;
-}
-
 int umb_bench_main(int argc, char **argv) {
   const char *out = "umlbed-bench";
   char report[4096];
@@ -72,7 +45,7 @@ int umb_bench_main(int argc, char **argv) {
       return 2;
     }
     char *cmp[] = {"perl", report, "--compare", argv[3], argv[4], NULL};
-    return run_wait(cmp);
+    return umb_child_run(cmp);
   }
   char **rargv = calloc((size_t)argc + 12, sizeof *rargv);
   if (rargv == NULL) return 2;
@@ -120,14 +93,14 @@ int umb_bench_main(int argc, char **argv) {
   rargv[k++] = json;
   if (!files) rargv[k++] = bdir;
   rargv[k] = NULL;
-  int run = run_wait(rargv);
+  int run = umb_child_run(rargv);
   if (run >= 2) {
     /* A usage error, a set-up error or a signal: no results to report. */
     status = run;
     goto out;
   }
   char *rep[] = {"perl", report, json, (char *)out, "--src", UMB_SRC_DIR, NULL};
-  int rc = run_wait(rep);
+  int rc = umb_child_run(rep);
   status = run ? run : rc;
 out:
   free(rargv);

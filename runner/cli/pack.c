@@ -1,14 +1,13 @@
 /* pack.c: running from a pack: unpack, check the manifest and the runtime libraries, run the pack's own runner. */
 #include "pack.h"
+#include "child.h"
 
 #include <errno.h>
 #include <ftw.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 const char *umb_pack_id(const char *build, char *buf, size_t size) {
@@ -25,30 +24,6 @@ const char *umb_pack_id(const char *build, char *buf, size_t size) {
   }
   fclose(f);
   return id;
-}
-
-/* Runs argv and waits; a signal to the terminal reaches the child, which ends and cleans up on its own. */
-static int run_wait(char **argv) {
-  struct sigaction ign = {.sa_handler = SIG_IGN}, oint, oterm;
-  sigaction(SIGINT, &ign, &oint);
-  sigaction(SIGTERM, &ign, &oterm);
-  pid_t pid = fork();
-  if (pid == 0) {
-    sigaction(SIGINT, &oint, NULL);
-    sigaction(SIGTERM, &oterm, NULL);
-    execvp(argv[0], argv);
-    fprintf(stderr, "umlbed: %s: %s\n", argv[0], strerror(errno));
-    _exit(127);
-  }
-  int st = 0, rc = 2;
-  if (pid > 0) {
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-    }
-    rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-  }
-  sigaction(SIGINT, &oint, NULL);
-  sigaction(SIGTERM, &oterm, NULL);
-  return rc;
 }
 
 static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
@@ -125,7 +100,7 @@ int umb_pack_main(int argc, char **argv) {
       goto out;
     }
     char *tar[] = {"tar", "-xzf", (char *)pack, "-C", tmp, NULL};
-    if (run_wait(tar)) {
+    if (umb_child_run(tar)) {
       fprintf(stderr, "umlbed: --pack %s: not a pack tarball (tar failed)\n", pack);
       goto out;
     }
@@ -141,7 +116,7 @@ int umb_pack_main(int argc, char **argv) {
   snprintf(scen, sizeof scen, "%s/scenarios", dir);
   if (!files && k > 1 && (!strcmp(args[1], "run") || !strcmp(args[1], "list"))) args[k++] = scen;
   args[k] = NULL;
-  status = run_wait(args);
+  status = umb_child_run(args);
 out:
   if (tmp[0]) nftw(tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS);
   free(args);
