@@ -6,6 +6,8 @@
 #include <grp.h>
 #include <linux/capability.h>
 #include <linux/futex.h>
+#include <limits.h>
+#include <poll.h>
 #include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -920,9 +922,28 @@ static int status_field(umb_buf *b, int st) {
   return umb_buf_printf(b, " exit:%d", WEXITSTATUS(st));
 }
 
-/* In the child: stdout and stderr to the pipe, default signals, then execve; errno goes back on errfd. */
-static void __attribute__((noreturn)) exec_child(int outfd, int errfd, char **argv) {
+/* What `run` adds to `exec`: a working directory, environment entries, a user (NULL, NULL, -1: none). */
+struct exec_opts {
+  const char *cwd;
+  char **env;
+  long long uid;
+};
+
+/* In the child: stdout and stderr to the pipe, default signals, the options, then execve; errno goes back on errfd.
+ * The child leads a process group of its own, so that a timeout can kill whatever it started. */
+static void __attribute__((noreturn)) exec_child(int outfd, int errfd, char **argv, const struct exec_opts *o) {
   static char *envp[] = {"PATH=/bin:/sbin:/usr/bin:/usr/sbin", "HOME=/", NULL};
+  setpgid(0, 0);
+  int err = 0;
+  if (o && o->cwd && chdir(o->cwd) < 0) err = errno;
+  if (!err && o && o->uid >= 0 &&
+      (setgroups(0, NULL) < 0 || setresgid((gid_t)o->uid, (gid_t)o->uid, (gid_t)o->uid) < 0 ||
+       setresuid((uid_t)o->uid, (uid_t)o->uid, (uid_t)o->uid) < 0))
+    err = errno;
+  if (err) {
+    (void)!write(errfd, &err, sizeof err);
+    _exit(127);
+  }
   int null = open("/dev/null", O_RDONLY);
   if (null >= 0 && null != 0) {
     dup2(null, 0);
@@ -938,30 +959,50 @@ static void __attribute__((noreturn)) exec_child(int outfd, int errfd, char **ar
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, NULL);
-  execve(argv[0], argv, envp);
-  int err = errno;
+  execve(argv[0], argv, o && o->env ? o->env : envp);
+  err = errno;
   (void)!write(errfd, &err, sizeof err);
   _exit(127);
 }
 
-static int v_exec(struct req *r) {
+/* exec and run: argv from argument first, the options, a timeout in ms (0: none). The reply is the status
+ * (exit:N, signal:N, or timeout when the program and its process group were killed at the timeout) and the first
+ * MiB of its output. */
+static int exec_common(struct req *r, size_t first, const struct exec_opts *o, uint64_t timeout_ms) {
   int e = 0;
-  size_t argc = r->narg;
+  size_t argc = r->narg - first;
   char **argv = calloc(argc + 1, sizeof *argv);
   if (!argv) return -ENOMEM;
-  for (size_t i = 0; i < argc && !e; i++) e = arg_str(r, i, i ? "ARG" : "PATH", &argv[i]);
+  for (size_t i = 0; i < argc && !e; i++) e = arg_str(r, first + i, i ? "ARG" : "PATH", &argv[i]);
   int out[2] = {-1, -1}, errp[2] = {-1, -1};
   if (!e && (pipe2(out, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0)) e = fail(r, errno, "%s", "pipe");
   pid_t pid = -1;
   if (!e && (pid = fork()) < 0) e = fail(r, errno, "%s", "fork");
-  if (pid == 0) exec_child(out[1], errp[1], argv);
+  if (pid == 0) exec_child(out[1], errp[1], argv, o);
   if (out[1] >= 0) close(out[1]);
   if (errp[1] >= 0) close(errp[1]);
   umb_buf output = {0};
   if (!e) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    long long deadline = timeout_ms ? now.tv_sec * 1000LL + now.tv_nsec / 1000000 + (long long)timeout_ms : 0;
+    int timed_out = 0;
     /* Read to EOF so that the program never blocks on a full pipe; keep the first 1 MiB. */
     char chunk[16384];
     for (;;) {
+      if (deadline && !timed_out) {
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        long long left = deadline - (now.tv_sec * 1000LL + now.tv_nsec / 1000000);
+        struct pollfd p = {.fd = out[0], .events = POLLIN};
+        int n = left > 0 ? poll(&p, 1, left > INT_MAX ? INT_MAX : (int)left) : 0;
+        if (n < 0 && errno == EINTR) continue;
+        if (n == 0) {
+          /* The program's whole group: what it forked must not keep the pipe open. */
+          kill(-pid, SIGKILL);
+          timed_out = 1;
+          continue;
+        }
+      }
       ssize_t n = read(out[0], chunk, sizeof chunk);
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) break;
@@ -973,7 +1014,7 @@ static int v_exec(struct req *r) {
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
       ;
     if (read(errp[0], &err, sizeof err) == (ssize_t)sizeof err) e = fail(r, err, "execve %s", argv[0]);
-    if (!e) e = status_field(r->out, st);
+    if (!e) e = timed_out ? umb_buf_puts(r->out, " timeout") : status_field(r->out, st);
     if (!e && !(e = umb_buf_puts(r->out, " "))) e = umb_pct_encode(r->out, umb_bytes(&output), output.len);
   }
   umb_buf_free(&output);
@@ -981,6 +1022,51 @@ static int v_exec(struct req *r) {
   if (errp[0] >= 0) close(errp[0]);
   for (size_t i = 0; i < argc; i++) free(argv[i]);
   free(argv);
+  return e;
+}
+
+static int v_exec(struct req *r) { return exec_common(r, 0, NULL, 0); }
+
+/* run TIMEOUT_MS UID CWD ENV PATH [ARG...]: exec with options; "-" leaves UID, CWD or ENV as exec has them. ENV is
+ * newline-separated NAME=VALUE entries added to exec's PATH and HOME (an entry of the same name replaces them). */
+static int v_run(struct req *r) {
+  uint64_t timeout_ms, uid;
+  struct exec_opts o = {NULL, NULL, -1};
+  char *cwd = NULL, *env = NULL;
+  int e = arg_u64(r, 0, "TIMEOUT_MS", &timeout_ms);
+  if (e) return e;
+  if (!umb_field_eq(r->arg[1], "-")) {
+    if ((e = arg_u64(r, 1, "UID", &uid))) return e;
+    if (uid >= UINT32_MAX) return bad(r, "UID");
+    o.uid = (long long)uid;
+  }
+  if (!umb_field_eq(r->arg[2], "-") && (e = arg_str(r, 2, "CWD", &cwd))) return e;
+  o.cwd = cwd;
+  char *envp[UMB_RUN_ENV_MAX + 3];
+  size_t ne = 0;
+  if (!umb_field_eq(r->arg[3], "-") && (e = arg_str(r, 3, "ENV", &env))) {
+    free(cwd);
+    return e;
+  }
+  if (env) {
+    int has_path = 0, has_home = 0;
+    for (char *save = NULL, *t = strtok_r(env, "\n", &save); t && !e; t = strtok_r(NULL, "\n", &save)) {
+      if (!strchr(t, '=') || *t == '=' || ne == UMB_RUN_ENV_MAX) {
+        e = bad(r, ne == UMB_RUN_ENV_MAX ? "ENV (at most " UMB_STR(UMB_RUN_ENV_MAX) " entries)" : "ENV entry");
+        break;
+      }
+      has_path |= !strncmp(t, "PATH=", 5);
+      has_home |= !strncmp(t, "HOME=", 5);
+      envp[ne++] = t;
+    }
+    if (!has_path) envp[ne++] = "PATH=/bin:/sbin:/usr/bin:/usr/sbin";
+    if (!has_home) envp[ne++] = "HOME=/";
+    envp[ne] = NULL;
+    o.env = envp;
+  }
+  if (!e) e = exec_common(r, 4, &o, timeout_ms);
+  free(cwd);
+  free(env);
   return e;
 }
 

@@ -5,6 +5,7 @@
 #include "lumlbed.h"
 
 int umb_lua_exec(lua_State *L, umb_run_vm *svm, uint64_t pid);
+int umb_lua_run(lua_State *L, umb_run_vm *svm, uint64_t pid);
 
 void umb_lua_push_proc(lua_State *L, int vmidx, umb_run_vm *svm, uint64_t pid) {
   vmidx = lua_absindex(L, vmidx);
@@ -204,6 +205,11 @@ static int proc_setuid(lua_State *L) {
   return umb_lua_call(L, p->svm, p->pid, "setuid", &b, umb_conv_true, 0);
 }
 
+static int proc_run(lua_State *L) {
+  umb_lproc *p = umb_lua_check_proc(L, 1);
+  return umb_lua_run(L, p->svm, p->pid);
+}
+
 static int proc_exec(lua_State *L) {
   umb_lproc *p = umb_lua_check_proc(L, 1);
   luaL_checkstring(L, 2);
@@ -291,6 +297,7 @@ void umb_lua_open_proc(lua_State *L) {
                                      {"mmap", proc_mmap},
                                      {"setuid", proc_setuid},
                                      {"exec", proc_exec},
+                                     {"run", proc_run},
                                      {"pread", proc_pread},
                                      {"pwrite", proc_pwrite},
                                      {"unlink", proc_unlink},

@@ -221,6 +221,184 @@ int umb_lua_exec(lua_State *L, umb_run_vm *svm, uint64_t pid) {
   return umb_lua_call(L, svm, pid, "exec", &b, conv_exec, 0);
 }
 
+/* A string field of the options table at idx, or NULL; luaL_argerror names it when it is not a string. */
+static const char *opt_str(lua_State *L, int idx, const char *key, size_t *len) {
+  lua_getfield(L, idx, key);
+  const char *s = NULL;
+  if (!lua_isnil(L, -1)) {
+    if (lua_type(L, -1) != LUA_TSTRING) luaL_argerror(L, idx, lua_pushfstring(L, "%s must be a string", key));
+    s = lua_tolstring(L, -1, len);
+  }
+  lua_pop(L, 1); /* The table still holds the string. */
+  return s;
+}
+
+/* proc:run{path=, args={...}, cwd=, env={NAME=VALUE}, uid=, timeout=} (and vm:run, in PID 1): exec with a working
+ * directory, environment entries, a user and a timeout in seconds. Returns status ("exit:N", "signal:N" or
+ * "timeout"), output. Everything is checked before anything is sent. */
+int umb_lua_run(lua_State *L, umb_run_vm *svm, uint64_t pid) {
+  luaL_checktype(L, 2, LUA_TTABLE);
+  lua_settop(L, 2);
+  size_t plen = 0, clen = 0;
+  const char *path = opt_str(L, 2, "path", &plen);
+  if (path == NULL || plen == 0) return luaL_argerror(L, 2, "path (a string) is required");
+  const char *cwd = opt_str(L, 2, "cwd", &clen);
+  lua_Integer uid = -1;
+  lua_getfield(L, 2, "uid");
+  if (!lua_isnil(L, -1)) {
+    int ok;
+    uid = lua_tointegerx(L, -1, &ok);
+    if (!ok || uid < 0 || uid >= 0xffffffffLL) return luaL_argerror(L, 2, "uid must be an integer 0..4294967294");
+  }
+  lua_pop(L, 1);
+  lua_Integer ms = 0;
+  lua_getfield(L, 2, "timeout");
+  if (!lua_isnil(L, -1)) {
+    int ok;
+    lua_Number sec = lua_tonumberx(L, -1, &ok);
+    if (!ok || !(sec > 0) || sec > 86400) return luaL_argerror(L, 2, "timeout must be seconds in (0, 86400]");
+    ms = (lua_Integer)(sec * 1000);
+    if (ms < 1) ms = 1;
+  }
+  lua_pop(L, 1);
+  /* env: NAME=VALUE lines, in name order so that a request is the same from run to run. */
+  lua_getfield(L, 2, "env"); /* Slot 3. */
+  if (!lua_isnil(L, 3) && !lua_istable(L, 3)) return luaL_argerror(L, 2, "env must be a table of NAME = VALUE");
+  lua_getfield(L, 2, "args"); /* Slot 4. */
+  if (!lua_isnil(L, 4) && !lua_istable(L, 4)) return luaL_argerror(L, 2, "args must be a list of strings");
+  lua_Integer nargs = lua_isnil(L, 4) ? 0 : luaL_len(L, 4);
+  if (nargs > 1000) return luaL_argerror(L, 2, "at most 1000 args");
+  for (lua_Integer i = 1; i <= nargs; i++) {
+    if (lua_geti(L, 4, i) != LUA_TSTRING) return luaL_argerror(L, 2, "args must be a list of strings");
+    lua_pop(L, 1);
+  }
+  luaL_Buffer env;
+  luaL_buffinit(L, &env); /* Slot 5 and up: the buffer. */
+  int nenv = 0;
+  if (lua_istable(L, 3)) {
+    lua_pushnil(L);
+    while (lua_next(L, 3)) {
+      size_t kl, vl;
+      if (lua_type(L, -2) != LUA_TSTRING || lua_type(L, -1) != LUA_TSTRING)
+        return luaL_argerror(L, 2, "env must map names to strings");
+      const char *k = lua_tolstring(L, -2, &kl), *v = lua_tolstring(L, -1, &vl);
+      if (kl == 0 || memchr(k, '=', kl) || memchr(k, '\n', kl) || memchr(v, '\n', vl) || memchr(k, 0, kl) ||
+          memchr(v, 0, vl))
+        return luaL_argerror(L, 2, "env names need no '=', and names and values no newline or NUL");
+      if (++nenv > 64) return luaL_argerror(L, 2, "at most 64 env entries");
+      lua_pop(L, 1);
+    }
+    /* The entries, sorted by name, without touching the buffer's stack slots in between. */
+    const char *names[64];
+    int n = 0;
+    lua_pushnil(L);
+    while (lua_next(L, 3)) {
+      lua_pop(L, 1);
+      names[n++] = lua_tostring(L, -1);
+    }
+    for (int i = 1; i < n; i++)
+      for (int j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
+        const char *t = names[j];
+        names[j] = names[j - 1];
+        names[j - 1] = t;
+      }
+    for (int i = 0; i < n; i++) {
+      lua_getfield(L, 3, names[i]);
+      size_t vl;
+      const char *v = lua_tolstring(L, -1, &vl);
+      char line[4096];
+      int len = snprintf(line, sizeof line, "%s%s=%.*s", i ? "\n" : "", names[i], (int)vl, v);
+      lua_pop(L, 1);
+      if (len < 0 || (size_t)len >= sizeof line) return luaL_argerror(L, 2, "an env entry is longer than 4 KiB");
+      luaL_addlstring(&env, line, (size_t)len);
+    }
+  }
+  luaL_pushresult(&env); /* Slot 5. */
+  size_t elen;
+  const char *envs = lua_tolstring(L, 5, &elen);
+  umb_buf b = {0};
+  umb_args_num(&b, (uint64_t)ms);
+  if (uid >= 0)
+    umb_args_num(&b, (uint64_t)uid);
+  else
+    umb_args_word(&b, "-");
+  if (cwd)
+    umb_args_str(&b, cwd, clen);
+  else
+    umb_args_word(&b, "-");
+  if (nenv)
+    umb_args_str(&b, envs, elen);
+  else
+    umb_args_word(&b, "-");
+  umb_args_str(&b, path, plen);
+  for (lua_Integer i = 1; i <= nargs; i++) {
+    size_t n;
+    lua_geti(L, 4, i);
+    const char *a = lua_tolstring(L, -1, &n);
+    umb_args_str(&b, a, n);
+    lua_pop(L, 1);
+  }
+  return umb_lua_call(L, svm, pid, "run", &b, conv_exec, 0);
+}
+
+/* vm:install(host_path [, guest_path]): copies a host program into the guest's root, read-only (0555), at guest_path
+ * (default /bin/NAME); returns the guest path. The root is shared with the guest, which may have put symbolic links
+ * there: every component is opened without following one, so the copy never lands outside the root. */
+static int vm_install(lua_State *L) {
+  umb_run_vm *svm = umb_lua_check_vm(L, 1);
+  const char *host = luaL_checkstring(L, 2);
+  const char *base = strrchr(host, '/');
+  base = base ? base + 1 : host;
+  const char *guest = luaL_optstring(L, 3, lua_pushfstring(L, "/bin/%s", base));
+  if (guest[0] != '/' || strstr(guest, "/../") || strstr(guest, "/./") || strstr(guest, "//") ||
+      (strlen(guest) >= 3 && !strcmp(guest + strlen(guest) - 3, "/..")) || guest[strlen(guest) - 1] == '/')
+    return luaL_argerror(L, 3, "an absolute guest path without '..', '.' or empty components");
+  if (!*base) return luaL_argerror(L, 2, "a file");
+  int in = open(host, O_RDONLY | O_CLOEXEC);
+  if (in < 0) return umb_lua_fail(L, -errno, lua_pushfstring(L, "install: %s: %s", host, strerror(errno)));
+  int dir = open(svm->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW), rc = 0;
+  char comp[4096];
+  const char *p = guest + 1;
+  while (dir >= 0 && strchr(p, '/')) {
+    size_t n = (size_t)(strchr(p, '/') - p);
+    if (n >= sizeof comp) {
+      rc = -ENAMETOOLONG;
+      break;
+    }
+    memcpy(comp, p, n);
+    comp[n] = '\0';
+    if (mkdirat(dir, comp, 0755) < 0 && errno != EEXIST) {
+      rc = -errno;
+      break;
+    }
+    int next = openat(dir, comp, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+    if (next < 0) rc = -errno;
+    close(dir);
+    dir = next;
+    p += n + 1;
+  }
+  if (dir < 0 && !rc) rc = -errno;
+  int out = -1;
+  if (!rc) {
+    unlinkat(dir, p, 0);
+    out = openat(dir, p, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0555);
+    if (out < 0) rc = -errno;
+  }
+  char buf[65536];
+  ssize_t n;
+  while (!rc && (n = read(in, buf, sizeof buf)) != 0) {
+    if (n < 0 || write(out, buf, (size_t)n) != n) rc = -EIO;
+  }
+  if (out >= 0) close(out);
+  if (dir >= 0) close(dir);
+  close(in);
+  if (rc) return umb_lua_fail(L, rc, lua_pushfstring(L, "install: %s -> %s: %s", host, guest, strerror(-rc)));
+  lua_pushstring(L, guest);
+  return 1;
+}
+
+static int vm_run(lua_State *L) { return umb_lua_run(L, umb_lua_check_vm(L, 1), 1); }
+
 static int vm_exec(lua_State *L) {
   umb_run_vm *svm = umb_lua_check_vm(L, 1);
   luaL_checkstring(L, 2);
@@ -359,6 +537,8 @@ void umb_lua_open_vm(lua_State *L) {
                                      {"readfile", vm_readfile},
                                      {"writefile", vm_writefile},
                                      {"exec", vm_exec},
+                                     {"run", vm_run},
+                                     {"install", vm_install},
                                      {"insmod", vm_insmod},
                                      {"rmmod", vm_rmmod},
                                      {"poweroff", vm_poweroff},

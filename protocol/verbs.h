@@ -45,6 +45,7 @@
   X(insmod, 1, 2, UMB_VF_AGENT_ONLY, 0, 0)                                          \
   X(rmmod, 1, 1, UMB_VF_AGENT_ONLY, 0, 0)                                           \
   X(exec, 1, UMB_ARGS_MAX, 0, 2, UMB_NUM_BYTES + UMB_PCT_BYTES(UMB_DATA_MAX))       \
+  X(run, 5, UMB_ARGS_MAX, 0, 2, UMB_NUM_BYTES + UMB_PCT_BYTES(UMB_DATA_MAX))        \
   X(klog, 0, 0, 0, 1, UMB_PCT_BYTES(UMB_DATA_MAX))                                  \
   X(poweroff, 0, 0, UMB_VF_AGENT_ONLY, 0, 0)
 

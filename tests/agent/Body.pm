@@ -390,6 +390,27 @@ sub bad_input {
     raw_err($a, "9037 $w mincore 0x1001 4096\n", 9037, 'EINVAL', 'mincore of an unaligned address');
     raw_err($a, "9038 $w munmap 0x1001 4096\n", 9038, 'EINVAL', 'munmap of an unaligned address');
 
+    # run: exec with a working directory, environment entries, a user and a timeout.
+    my $run = sub { my ($name, @a) = @_; my ($st, $out) = okr($a, $name, $w, 'run', @a); return ($st // '', unpct($out // '')) };
+    is_deeply([$run->('run with no options', 0, '-', '-', '-', pct($tp), 'echo', 'hi')], ['exit:0', "hi\nstderr\n"],
+        'run without options is exec');
+    is_deeply([$run->('run in a folder', 0, '-', pct($sh), '-', pct($tp), 'pwd')], ['exit:0', "$sh\n"], 'run: CWD');
+    is_deeply([$run->('run with ENV', 0, '-', '-', pct("FOO=bar\nHOME=/h"), pct($tp), 'getenv', 'FOO')],
+        ['exit:0', "bar\n"], 'run: ENV sets a variable');
+    is_deeply([$run->('run with ENV, PATH kept', 0, '-', '-', pct("FOO=bar"), pct($tp), 'getenv', 'PATH')],
+        ['exit:0', "/bin:/sbin:/usr/bin:/usr/sbin\n"], 'run: ENV keeps the default PATH');
+    is_deeply([$run->('run with ENV, HOME replaced', 0, '-', '-', pct("HOME=/h"), pct($tp), 'getenv', 'HOME')],
+        ['exit:0', "/h\n"], 'run: an ENV entry replaces a default one');
+    is_deeply([$run->('run as a user', 0, 65534, '-', '-', pct($tp), 'ids')], ['exit:0', "65534 65534\n"],
+        'run: UID sets the user and group');
+    is_deeply([$run->('run that times out', 300, '-', '-', '-', pct($tp), 'waitfile', pct("$sh/never"))], ['timeout', ''],
+        'run: a program still running at TIMEOUT_MS is killed, status timeout');
+    errr($a, 'ENOENT', 'run in a missing folder', $w, 'run', 0, '-', pct("$sh/nonexistent"), '-', pct($tp), 'pwd');
+    raw_err($a, "9050 $w run x - - - /x\n", 9050, 'EINVAL', 'run with a bad TIMEOUT_MS');
+    raw_err($a, "9051 $w run 0 4294967295 - - /x\n", 9051, 'EINVAL', 'run with UID -1');
+    raw_err($a, "9052 $w run 0 - - noequals /x\n", 9052, 'EINVAL', 'run with an ENV entry without =');
+    raw_err($a, "9053 $w run 0 - - -\n", 9053, 'EINVAL', 'run without PATH');
+
     # A duplicate of an outstanding ID is refused; the original is still answered.
     my $go = "$sh/go3";
     $a->send_raw("9100 $c1 exec " . pct($tp) . " waitfile " . pct($go) . "\n");

@@ -68,6 +68,22 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (strcmp(cmd, "exit") == 0 && argc == 3) return atoi(argv[2]);
+  /* What run's options set: the working directory, an environment variable, the user. */
+  if (strcmp(cmd, "pwd") == 0) {
+    char buf[4096];
+    if (getcwd(buf, sizeof buf) == NULL) return 1;
+    printf("%s\n", buf);
+    return 0;
+  }
+  if (strcmp(cmd, "getenv") == 0 && argc == 3) {
+    const char *v = getenv(argv[2]);
+    printf("%s\n", v ? v : "(unset)");
+    return 0;
+  }
+  if (strcmp(cmd, "ids") == 0) {
+    printf("%u %u\n", (unsigned)getuid(), (unsigned)getgid());
+    return 0;
+  }
   if (strcmp(cmd, "kill") == 0 && argc == 4) return kill(atoi(argv[2]), atoi(argv[3])) == 0 ? 0 : 1;
   if (strcmp(cmd, "waitfile") == 0 && argc == 3)
     /* Blocks until another process creates the file: proves that requests run concurrently. */

@@ -60,6 +60,16 @@ check "hung guest: the 3 s timer fired" grep -q 'no verdict after 3\.0 s' "$T/ou
 check "hung guest: not before the limit, no hang past it (${secs}s for 3s)" within "$secs" 3 "$((3 + $(scaled 60)))"
 rm -rf "$TMPDIR"/umlbed-*
 
+# vm:install and run's options (cwd, env, uid, timeout), with tests/agent's test program.
+if [ -x "$BUILD/tests/agent/testprog" ]; then
+  UMLBED_TESTPROG=$BUILD/tests/agent/testprog run run $K "$SCEN/uml-install.lua"
+  check "vm:install, vm:run and proc:run with cwd, env, uid and timeout" grep -q '^ok 1 - install and run with options$' "$T/out"
+  grep -q '^ok 1' "$T/out" || diag "$T/out"
+else
+  echo "ok $((n += 1)) # SKIP no tests/agent testprog (make -C tests/agent)"
+fi
+rm -rf "$TMPDIR"/umlbed-*
+
 run run $K "$SCEN/uml-invalidate-path.lua"
 check "vm:invalidate by path needs a length (no silent zero length)" grep -q '^ok 1 - invalidate by path needs a length$' "$T/out"
 rm -rf "$TMPDIR"/umlbed-*
