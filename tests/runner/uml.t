@@ -62,8 +62,10 @@ rm -rf "$TMPDIR"/umlbed-*
 
 # vm:install and run's options (cwd, env, uid, timeout), with tests/agent's test program.
 if [ -x "$BUILD/tests/agent/testprog" ]; then
-  UMLBED_TESTPROG=$BUILD/tests/agent/testprog run run $K "$SCEN/uml-install.lua"
+  mkdir -p "$T/victim"
+  UMLBED_TESTPROG=$BUILD/tests/agent/testprog UMLBED_INSTALL_VICTIM=$T/victim run run $K "$SCEN/uml-install.lua"
   check "vm:install, vm:run and proc:run with cwd, env, uid and timeout" grep -q '^ok 1 - install and run with options$' "$T/out"
+  check "vm:install follows no symbolic link the guest made: the host folder stays empty" [ -z "$(ls -A "$T/victim")" ]
   grep -q '^ok 1' "$T/out" || diag "$T/out"
 else
   echo "ok $((n += 1)) # SKIP no tests/agent testprog (make -C tests/agent)"
