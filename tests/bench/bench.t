@@ -102,13 +102,14 @@ check "the plot is an 800x500 PNG" perl -e '
 "$UMLBED" bench --compare "$T/bench/results.json" "$T/bench/results.json" >"$T/cmp.out" 2>"$T/err"
 check "umlbed bench --compare of a result with itself: exit 0" [ $? = 0 ]
 check "... every point the same, ratio 1" grep -q '^0 of 4 point(s) changed beyond noise$' "$T/cmp.out"
-# A made-up slower result: every sample ten times the old ones is flagged SLOWER.
+# A made-up slower result: every sample a thousand times the old ones is flagged SLOWER. With two samples a point's
+# relative spread is below 1.4826, so 3 x spread + 0.15 stays below ln(1000), however far apart a host put them.
 perl -MJSON::PP -e '
   open my $h, "<", $ARGV[0] or exit 1; local $/; my $d = decode_json(<$h>);
-  for my $p (@{$d->{points}}) { $p->{$_} *= 10 for qw(median min max mad) }
+  for my $p (@{$d->{points}}) { $p->{$_} *= 1000 for qw(median min max mad) }
   open my $o, ">", $ARGV[1] or exit 1; print $o encode_json($d);' "$T/bench/results.json" "$T/slow.json"
 "$UMLBED" bench --compare "$T/bench/results.json" "$T/slow.json" >"$T/cmp2.out" 2>"$T/err"
-check "umlbed bench --compare flags a tenfold slowdown at every point" grep -q '^4 of 4 point(s) changed beyond noise$' "$T/cmp2.out"
+check "umlbed bench --compare flags a thousandfold slowdown at every point" grep -q '^4 of 4 point(s) changed beyond noise$' "$T/cmp2.out"
 check "... as SLOWER" [ "$(grep -c ' SLOWER ' "$T/cmp2.out")" = 4 ]
 
 # Usage errors are exit 2, before anything runs.
