@@ -1,9 +1,9 @@
 /* pack.c: running from a pack: unpack, check the manifest and the runtime libraries, run the pack's own runner. */
 #include "pack.h"
 #include "child.h"
+#include "reaper.h"
 
 #include <errno.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,13 +24,6 @@ const char *umb_pack_id(const char *build, char *buf, size_t size) {
   }
   fclose(f);
   return id;
-}
-
-static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
-  (void)sb;
-  (void)flag;
-  (void)ftw;
-  return remove(path);
 }
 
 /* The runtime libraries the pack's runner lacks on this machine, with the Debian packages that have them. */
@@ -118,7 +111,7 @@ int umb_pack_main(int argc, char **argv) {
   args[k] = NULL;
   status = umb_child_run(args);
 out:
-  if (tmp[0]) nftw(tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+  if (tmp[0]) umb_rm_tree(tmp);
   free(args);
   return status;
 }

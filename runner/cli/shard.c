@@ -91,6 +91,7 @@ int umb_shard_deal(const job *jobs, int njobs, umb_shard *s, const char *duratio
                    size_t size) {
   deal_item *items = calloc((size_t)njobs + 1, sizeof *items);
   double *load = calloc((size_t)s->n, sizeof *load);
+  char **keys = NULL; /* Each job's key, made once for the report's lookups. */
   int rc = 0, known = 0;
   if (items == NULL || load == NULL) {
     rc = -ENOMEM;
@@ -98,6 +99,12 @@ int umb_shard_deal(const job *jobs, int njobs, umb_shard *s, const char *duratio
   }
   for (int i = 0; i < njobs; i++) items[i] = (deal_item){i, -1};
   if (durations_path) {
+    keys = calloc((size_t)njobs + 1, sizeof *keys);
+    if (keys == NULL) {
+      rc = -ENOMEM;
+      goto out;
+    }
+    for (int i = 0; i < njobs; i++) keys[i] = umb_shard_key(jobs[i].file, jobs[i].name);
     json_error_t je;
     json_t *root = json_load_file(durations_path, 0, &je);
     json_t *results = root ? json_object_get(root, "results") : NULL;
@@ -117,12 +124,10 @@ int umb_shard_deal(const job *jobs, int njobs, umb_shard *s, const char *duratio
       if (!file || !name || !json_is_number(sec)) continue;
       char *key = umb_shard_key(file, name);
       for (int i = 0; key && i < njobs; i++) {
-        char *mk = umb_shard_key(jobs[i].file, jobs[i].name);
-        if (mk && !strcmp(mk, key) && items[i].cost < 0) {
+        if (keys[i] && !strcmp(keys[i], key) && items[i].cost < 0) {
           items[i].cost = json_number_value(sec);
           known++;
         }
-        free(mk);
       }
       free(key);
     }
@@ -160,6 +165,8 @@ int umb_shard_deal(const job *jobs, int njobs, umb_shard *s, const char *duratio
     mine[items[i].index] = best == s->k - 1;
   }
 out:
+  for (int i = 0; keys && i < njobs; i++) free(keys[i]);
+  free(keys);
   free(items);
   free(load);
   return rc;
