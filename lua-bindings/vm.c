@@ -1,6 +1,8 @@
 /* vm.c: the umlbed.vm object: one booted UML instance, its agent (PID 1) and its sysfs trigger. */
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -341,21 +343,12 @@ int umb_lua_run(lua_State *L, umb_run_vm *svm, uint64_t pid) {
   return umb_lua_call(L, svm, pid, "run", &b, conv_exec, 0);
 }
 
-/* vm:install(host_path [, guest_path]): copies a host program into the guest's root, read-only (0555), at guest_path
- * (default /bin/NAME); returns the guest path. The root is shared with the guest, which may have put symbolic links
- * there: every component is opened without following one, so the copy never lands outside the root. */
-static int vm_install(lua_State *L) {
-  umb_run_vm *svm = umb_lua_check_vm(L, 1);
-  const char *host = luaL_checkstring(L, 2);
-  const char *base = strrchr(host, '/');
-  base = base ? base + 1 : host;
-  const char *guest = luaL_optstring(L, 3, lua_pushfstring(L, "/bin/%s", base));
-  if (guest[0] != '/' || strstr(guest, "/../") || strstr(guest, "/./") || strstr(guest, "//") ||
-      (strlen(guest) >= 3 && !strcmp(guest + strlen(guest) - 3, "/..")) || guest[strlen(guest) - 1] == '/')
-    return luaL_argerror(L, 3, "an absolute guest path without '..', '.' or empty components");
-  if (!*base) return luaL_argerror(L, 2, "a file");
+/* Copies host file `host` into the guest's root at absolute path `guest`, mode 0555, making the folders; 0 or -errno.
+ * The root is shared with the guest, which may have put symbolic links there: every component is opened without
+ * following one, so the copy never lands outside the root. */
+static int install_file(const umb_run_vm *svm, const char *host, const char *guest) {
   int in = open(host, O_RDONLY | O_CLOEXEC);
-  if (in < 0) return umb_lua_fail(L, -errno, lua_pushfstring(L, "install: %s: %s", host, strerror(errno)));
+  if (in < 0) return -errno;
   int dir = open(svm->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW), rc = 0;
   char comp[4096];
   const char *p = guest + 1;
@@ -392,9 +385,86 @@ static int vm_install(lua_State *L) {
   if (out >= 0) close(out);
   if (dir >= 0) close(dir);
   close(in);
+  return rc;
+}
+
+/* vm:install(host_path [, guest_path]): copies a host program into the guest's root, read-only (0555), at guest_path
+ * (default /bin/NAME); returns the guest path. */
+static int vm_install(lua_State *L) {
+  umb_run_vm *svm = umb_lua_check_vm(L, 1);
+  const char *host = luaL_checkstring(L, 2);
+  const char *base = strrchr(host, '/');
+  base = base ? base + 1 : host;
+  const char *guest = luaL_optstring(L, 3, lua_pushfstring(L, "/bin/%s", base));
+  if (guest[0] != '/' || strstr(guest, "/../") || strstr(guest, "/./") || strstr(guest, "//") ||
+      (strlen(guest) >= 3 && !strcmp(guest + strlen(guest) - 3, "/..")) || guest[strlen(guest) - 1] == '/')
+    return luaL_argerror(L, 3, "an absolute guest path without '..', '.' or empty components");
+  if (!*base) return luaL_argerror(L, 2, "a file");
+  int rc = install_file(svm, host, guest);
   if (rc) return umb_lua_fail(L, rc, lua_pushfstring(L, "install: %s -> %s: %s", host, guest, strerror(-rc)));
   lua_pushstring(L, guest);
   return 1;
+}
+
+/* 1 if the ELF file at path asks for no program interpreter (it runs in a guest without a C library), 0 if it does,
+ * -errno if it cannot be read or is not a 64-bit ELF file. */
+static int elf_is_static(const char *path) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -errno;
+  Elf64_Ehdr eh;
+  int rc = -ENOEXEC;
+  if (pread(fd, &eh, sizeof eh, 0) == (ssize_t)sizeof eh && !memcmp(eh.e_ident, ELFMAG, SELFMAG) &&
+      eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_phentsize == sizeof(Elf64_Phdr)) {
+    rc = 1;
+    for (unsigned i = 0; i < eh.e_phnum; i++) {
+      Elf64_Phdr ph;
+      if (pread(fd, &ph, sizeof ph, (off_t)(eh.e_phoff + i * sizeof ph)) != (ssize_t)sizeof ph) {
+        rc = -ENOEXEC;
+        break;
+      }
+      if (ph.p_type == PT_INTERP) rc = 0;
+    }
+  }
+  close(fd);
+  return rc;
+}
+
+static int conv_shell(lua_State *L, int base, int n, lua_Integer arg) {
+  (void)arg;
+  if (n < 2) return umb_lua_fail(L, -EPROTO, "bad exec reply");
+  if (strcmp(lua_tostring(L, base), "exit:0")) {
+    umb_lua_pushdecoded(L, base + 1);
+    return umb_lua_fail(L, -ENOEXEC, lua_pushfstring(L, "shell: busybox --install -s /bin: %s: %s",
+                                                      lua_tostring(L, base), lua_tostring(L, -1)));
+  }
+  lua_pushliteral(L, "/bin/sh");
+  return 1;
+}
+
+/* vm:shell([host_busybox]) -> "/bin/sh": stages Debian's busybox-static as /bin/busybox with its applets (sh, cat,
+ * grep, ...) linked in /bin, so that wrapper scripts, system() and popen() work in the guest. Another static busybox
+ * may be named, here or in $UMLBED_BUSYBOX. */
+static int vm_shell(lua_State *L) {
+  umb_run_vm *svm = umb_lua_check_vm(L, 1);
+  const char *host = luaL_optstring(L, 2, getenv("UMLBED_BUSYBOX"));
+  if (!host || !*host) host = "/bin/busybox";
+  int st = elf_is_static(host);
+  if (st == -ENOENT)
+    return umb_lua_fail(L, st, lua_pushfstring(L, "shell: %s: not found (Debian package busybox-static)", host));
+  if (st < 0) return umb_lua_fail(L, st, lua_pushfstring(L, "shell: %s: %s", host, strerror(-st)));
+  if (!st)
+    return umb_lua_fail(L, -ENOEXEC,
+                        lua_pushfstring(L, "shell: %s is dynamically linked: the guest has no C library "
+                                           "(install busybox-static, not busybox)",
+                                        host));
+  int rc = install_file(svm, host, "/bin/busybox");
+  if (rc) return umb_lua_fail(L, rc, lua_pushfstring(L, "shell: %s -> /bin/busybox: %s", host, strerror(-rc)));
+  umb_buf b = {0};
+  umb_args_str(&b, "/bin/busybox", strlen("/bin/busybox"));
+  umb_args_str(&b, "--install", strlen("--install"));
+  umb_args_str(&b, "-s", 2);
+  umb_args_str(&b, "/bin", 4);
+  return umb_lua_call(L, svm, 1, "exec", &b, conv_shell, 0);
 }
 
 static int vm_run(lua_State *L) { return umb_lua_run(L, umb_lua_check_vm(L, 1), 1); }
@@ -539,6 +609,7 @@ void umb_lua_open_vm(lua_State *L) {
                                      {"exec", vm_exec},
                                      {"run", vm_run},
                                      {"install", vm_install},
+                                     {"shell", vm_shell},
                                      {"insmod", vm_insmod},
                                      {"rmmod", vm_rmmod},
                                      {"poweroff", vm_poweroff},

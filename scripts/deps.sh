@@ -16,6 +16,8 @@ packages=("$@")
 	lcov gnuplot-nox
 	# The CI templates' linter (docs/ci/, tests/runner/ci.t).
 	yamllint
+	# The guest's staged shell (vm:shell), and the static libraries the kernel's selftests/vm link (make kselftests).
+	busybox-static libcap-dev libnuma-dev
 )
 
 missing=()

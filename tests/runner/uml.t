@@ -72,6 +72,12 @@ else
 fi
 rm -rf "$TMPDIR"/umlbed-*
 
+# vm:shell: Debian's busybox-static as /bin/sh with its applets; a dynamic or missing busybox is refused by name.
+run run $K "$SCEN/uml-shell.lua"
+check "vm:shell: scripts, pipes, env, cwd and uid with the staged busybox" grep -q '^ok 1 - a staged shell runs scripts$' "$T/out"
+grep -q '^ok 1' "$T/out" || diag "$T/out"
+rm -rf "$TMPDIR"/umlbed-*
+
 run run $K "$SCEN/uml-invalidate-path.lua"
 check "vm:invalidate by path needs a length (no silent zero length)" grep -q '^ok 1 - invalidate by path needs a length$' "$T/out"
 rm -rf "$TMPDIR"/umlbed-*

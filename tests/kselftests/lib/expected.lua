@@ -1,0 +1,63 @@
+-- expected.lua: reads a generation's expectation table (tests/kselftests/expected-GEN) of the kernel's mm selftests.
+--
+-- One line per test, as upstream's run_vmtests.sh runs it:
+--   RESULT  USER  [mem=SIZE]  COMMAND [ARG...]  [# why]
+-- RESULT is pass, skip (kselftest's exit code 4) or xfail (any other exit, a signal or a timeout); a skip or
+-- xfail must say why. USER is root or nobody. mem= gives the guest more memory than the default 256M (its reason
+-- goes after #). The command is run from the folder the tests are installed in.
+local M = {}
+
+-- This file's folder, from the path the module searcher hands its loader.
+local here = (select(2, ...) or ""):match("^(.*)/lib/[^/]+$") or "."
+
+M.USERS = { root = 0, nobody = 65534 }
+M.RESULTS = { pass = true, skip = true, xfail = true }
+-- Guest memory unless a line says otherwise: what upstream's tests need on a small VM.
+M.MEM = "256M"
+
+-- The table of generation gen: a list of {result=, user=, uid=, mem=, argv={...}, id=, why=, line=} in file order, and
+-- the file's path; a malformed line is an error naming file:line.
+-- $UMLBED_KSELFTESTS_EXPECTED names another table (tests/kselftests/kselftests.t checks that a wrong one fails).
+function M.load(gen)
+  local path = os.getenv("UMLBED_KSELFTESTS_EXPECTED") or (here .. "/expected-" .. gen)
+  local fh, err = io.open(path, "r")
+  if not fh then error("no expectation table for Linux " .. gen .. ": " .. tostring(err), 0) end
+  local list, seen, n = {}, {}, 0
+  for line in fh:lines() do
+    n = n + 1
+    local body, why = line:match("^([^#]*)#%s*(.-)%s*$")
+    body = body or line
+    local words = {}
+    for w in body:gmatch("%S+") do words[#words + 1] = w end
+    if #words > 0 then
+      local where = path .. ":" .. n .. ": "
+      local result, user = words[1], words[2]
+      if not M.RESULTS[result] then error(where .. "result must be pass, skip or xfail, not " .. result, 0) end
+      if not M.USERS[user or ""] then error(where .. "user must be root or nobody", 0) end
+      local mem, first = M.MEM, 3
+      if (words[3] or ""):match("^mem=") then
+        mem, first = words[3]:match("^mem=(%d+[KMG])$"), 4
+        if not mem then error(where .. "mem= takes a size such as 512M or 3G", 0) end
+      end
+      if #words < first then error(where .. "no command", 0) end
+      if result ~= "pass" and (not why or why == "") then error(where .. result .. " needs a reason after #", 0) end
+      local argv = table.move(words, first, #words, 1, {})
+      local id = table.concat(argv, " ")
+      if seen[id] then error(where .. "'" .. id .. "' is listed twice (line " .. seen[id] .. ")", 0) end
+      seen[id] = n
+      list[#list + 1] = { result = result, user = user, uid = M.USERS[user], mem = mem, argv = argv, id = id,
+                          why = why, line = n }
+    end
+  end
+  fh:close()
+  return list, path
+end
+
+-- A kselftest result from vm:run's status: 0 is pass, 4 (KSFT_SKIP) is skip, anything else fails.
+function M.result(status)
+  if status == "exit:0" then return "pass" end
+  if status == "exit:4" then return "skip" end
+  return "fail"
+end
+
+return M
