@@ -434,8 +434,9 @@ static int conv_shell(lua_State *L, int base, int n, lua_Integer arg) {
   if (n < 2) return umb_lua_fail(L, -EPROTO, "bad exec reply");
   if (strcmp(lua_tostring(L, base), "exit:0")) {
     umb_lua_pushdecoded(L, base + 1);
-    return umb_lua_fail(L, -ENOEXEC, lua_pushfstring(L, "shell: busybox --install -s /bin: %s: %s",
-                                                      lua_tostring(L, base), lua_tostring(L, -1)));
+    return umb_lua_fail(
+        L, -ENOEXEC,
+        lua_pushfstring(L, "shell: busybox --install -s /bin: %s: %s", lua_tostring(L, base), lua_tostring(L, -1)));
   }
   lua_pushliteral(L, "/bin/sh");
   return 1;
@@ -454,8 +455,9 @@ static int vm_shell(lua_State *L) {
   if (st < 0) return umb_lua_fail(L, st, lua_pushfstring(L, "shell: %s: %s", host, strerror(-st)));
   if (!st)
     return umb_lua_fail(L, -ENOEXEC,
-                        lua_pushfstring(L, "shell: %s is dynamically linked: the guest has no C library "
-                                           "(install busybox-static, not busybox)",
+                        lua_pushfstring(L,
+                                        "shell: %s is dynamically linked: the guest has no C library "
+                                        "(install busybox-static, not busybox)",
                                         host));
   int rc = install_file(svm, host, "/bin/busybox");
   if (rc) return umb_lua_fail(L, rc, lua_pushfstring(L, "shell: %s -> /bin/busybox: %s", host, strerror(-rc)));
