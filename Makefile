@@ -32,7 +32,7 @@ help:
 	@echo "make coverage   build the gcov kernel, run scenarios/ on it, report the series' line and branch coverage (GEN=6.12 too)"
 	@echo "make pack       one tarball for shards on other machines: umlbed run --pack build/umlbed-pack.tar.gz"
 	@echo "make bench      what an invalidation costs: bench/scenarios' sweeps, results.json and plots in build/bench"
-	@echo "make kselftests the kernel's own selftests/vm, each in a fresh guest of the mm variant, against tests/kselftests/expected-6.1"
+	@echo "make kselftests the kernel's own mm selftests, each in a fresh guest of the mm variant, against tests/kselftests/expected-6.1 (GEN=6.12 too)"
 	@echo "make mutants    build the deliberately broken kernels and show which scenarios catch each (GEN=6.12 too)"
 	@echo "make soak       run scenarios/ again and again under load (bench/soak.sh: SOAK_RUNS, SOAK_CONDITIONS)"
 
@@ -59,7 +59,7 @@ scenarios: kernel modules guest runner
 # The README's second command: every test through prove (TAP), on both kernel generations: the series, smoke and
 # gdb tests and the scenario suite run on 6.1 and 6.12 variants, the agent's tests on each generation's full kernel.
 # The 6.1 coverage kernel is built too, for tests/coverage/merge.t (make coverage runs the whole suite on it), and
-# the mm kernel for tests/kselftests/kselftests.t (make kselftests).
+# the mm kernels of both generations for tests/kselftests/kselftests.t (make kselftests).
 # The runner's tests run twice, the second time against its ASan/UBSan build; valgrind checks the runner's unit
 # tests and fake-UML runs first.
 check: guest runner
@@ -67,6 +67,7 @@ check: guest runner
 	@$(MAKE) -s kernel modules GEN=6.12 VARIANT=
 	@$(MAKE) -s kernel modules GEN=6.1 VARIANT=coverage
 	@$(MAKE) -s kernel GEN=6.1 VARIANT=mm
+	@$(MAKE) -s kernel GEN=6.12 VARIANT=mm-6.12
 	@$(MAKE) -s -C guest host
 	@$(MAKE) -s -C tests/agent
 	@$(MAKE) -s -C runner SAN=1
@@ -75,15 +76,16 @@ check: guest runner
 	UMLBED_BUILD=$(BUILD) UMLBED_KERNEL=$(BUILD)/kernel/full-6.12/obj/linux prove tests/agent/agent.t
 	UMLBED_BUILD=$(BUILD) UMLBED_RUNNER_DIR=$(BUILD)/runner-san prove tests/runner/
 
-# The kernel's own mm selftests (Linux 6.1's selftests/vm) in the bed: built static from the same Debian source
-# (tests/kselftests/build.sh), each run in a fresh guest of the mm variant (uml-kernel/config/mm.config) as
-# upstream's run_vmtests.sh runs it, and compared with tests/kselftests/expected-6.1 in both directions. Reports in
-# build/kselftests/6.1/: results.json and junit.xml.
+# The kernel's own mm selftests (6.1's selftests/vm, 6.12's selftests/mm with GEN=6.12) in the bed: built static
+# from the same Debian source (tests/kselftests/build.sh), each run in a fresh guest of the mm variant
+# (uml-kernel/config/mm.config) as upstream's run_vmtests.sh runs it, and compared with
+# tests/kselftests/expected-GEN in both directions. Reports in build/kselftests/GEN/: results.json and junit.xml.
+kselftest_variant := mm$(mutant_suffix)
 kselftests: guest runner
-	@$(MAKE) -s kernel GEN=6.1 VARIANT=mm
-	@tests/kselftests/build.sh 6.1 >/dev/null
-	UMLBED_KSELFTESTS_GEN=6.1 $(UMLBED) run -j $(JOBS) --variant mm \
-		--json $(BUILD)/kselftests/6.1/results.json --junit $(BUILD)/kselftests/6.1/junit.xml tests/kselftests/vm.lua
+	@$(MAKE) -s kernel GEN=$(GEN) VARIANT=$(kselftest_variant)
+	@tests/kselftests/build.sh $(GEN) >/dev/null
+	UMLBED_KSELFTESTS_GEN=$(GEN) $(UMLBED) run -j $(JOBS) --variant $(kselftest_variant) \
+		--json $(BUILD)/kselftests/$(GEN)/results.json --junit $(BUILD)/kselftests/$(GEN)/junit.xml tests/kselftests/vm.lua
 
 # Each series against its own generation's checkpatch.pl (build.sh --tree extracts the pristine tree if needed).
 # Absolute paths: checkpatch.pl checks a relative path that git tracks as a source file (--file), not as a patch.

@@ -34,7 +34,7 @@ if [ "$(cat "$out/hdr.stamp" 2>/dev/null)" != "$treestamp" ] || [ ! -d "$out/hdr
 	echo "$treestamp" >"$out/hdr.stamp"
 fi
 
-# The copy: the test folder and what its Makefile reaches with ../ (lib.mk, kselftest.h, x86/check_cc.sh).
+# The copy: the test folder and what it reaches with ../ (lib.mk, kselftest.h, x86/check_cc.sh, mm/gup_test.h).
 patches=()
 [ -d "$top/tests/kselftests/patches/$gen" ] && mapfile -t patches < <(find "$top/tests/kselftests/patches/$gen" -name '*.patch' | sort)
 srcstamp="$treestamp $(cat /dev/null "${patches[@]}" | sha256sum | cut -c1-16)"
@@ -45,6 +45,8 @@ if [ "$(cat "$out/src.stamp" 2>/dev/null)" != "$srcstamp" ]; then
 	cp -r "$tree/$st/$sub" "$tree/$st/lib.mk" "$tree/$st/kselftest.h" "$out/src/$st/"
 	[ -f "$tree/$st/kselftest_harness.h" ] && cp "$tree/$st/kselftest_harness.h" "$out/src/$st/"
 	mkdir -p "$out/src/$st/x86" && cp "$tree/$st/x86"/check_cc.sh "$tree/$st/x86"/trivial_*.c "$out/src/$st/x86/"
+	# Some tests include the kernel's mm/gup_test.h by a relative path (../../../../mm/gup_test.h).
+	mkdir -p "$out/src/mm" && cp "$tree/mm/gup_test.h" "$out/src/mm/"
 	for p in "${patches[@]}"; do
 		patch -s -p1 -d "$out/src" <"$p" || { echo "kselftests: $p does not apply to $tree" >&2; exit 1; }
 	done

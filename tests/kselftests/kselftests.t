@@ -1,33 +1,45 @@
 #!/bin/bash
-# kselftests.t: Linux 6.1's own selftests/vm, built static and run one per fresh guest, match tests/kselftests/expected-6.1.
+# kselftests.t: the kernel's own mm selftests (6.1's and 6.12's), built static and run one per fresh guest, match their tables.
 # Also: a table that is wrong in either direction (a pass it calls an xfail, a skip it calls a pass) fails the
 # runs it is wrong about, naming its file:line, and a malformed table is an ERROR naming file:line.
 . "$(dirname "$0")/../runner/common.sh"
-KERNEL=$BUILD/kernel/mm/obj/linux
-if [ ! -x "$KERNEL" ] || [ ! -f "$BUILD/guest/umlbed-agent" ] || [ ! -x "$UMLBED" ]; then
-  echo "1..0 # SKIP no mm kernel ($KERNEL; uml-kernel/build.sh mm), agent or runner ($UMLBED)"
+if [ ! -x "$BUILD/kernel/mm/obj/linux" ] || [ ! -f "$BUILD/guest/umlbed-agent" ] || [ ! -x "$UMLBED" ]; then
+  echo "1..0 # SKIP no mm kernel ($BUILD/kernel/mm/obj/linux; uml-kernel/build.sh mm), agent or runner ($UMLBED)"
   exit 0
 fi
-echo "1..12"
-TABLE=$SRC/tests/kselftests/expected-6.1
 VM=$SRC/tests/kselftests/vm.lua
-bins=$("$SRC/tests/kselftests/build.sh" 6.1 2>"$T/build.err")
-check "build.sh builds the selftests static (exit 0)" [ $? = 0 ]
-[ -n "$bins" ] || diag "$T/build.err"
-nonstatic=$(for f in "$bins"/*; do [ -x "$f" ] && [ "${f%.sh}" = "$f" ] && ! file -b "$f" | grep -q 'statically linked' && echo "${f##*/}"; done)
-check "every selftest program is static (the guest has no C library)${nonstatic:+: not $nonstatic}" [ -z "$nonstatic" ]
+# Each generation whose mm kernel is built (make check builds both): its table, run whole.
+gens="6.1"
+[ -x "$BUILD/kernel/mm-6.12/obj/linux" ] && gens="6.1 6.12"
+echo "1..$((7 * $(echo $gens | wc -w) + 6))"
+for gen in $gens; do
+  variant=mm
+  [ "$gen" = 6.1 ] || variant=mm-$gen
+  TABLE=$SRC/tests/kselftests/expected-$gen
+  bins=$("$SRC/tests/kselftests/build.sh" "$gen" 2>"$T/build.err")
+  check "$gen: build.sh builds the selftests static (exit 0)" [ $? = 0 ]
+  [ -n "$bins" ] || diag "$T/build.err"
+  nonstatic=$(for f in "$bins"/*; do
+    [ -x "$f" ] && [ "${f%.sh}" = "$f" ] && ! file -b "$f" | grep -q 'statically linked' && echo "${f##*/}"
+  done)
+  check "$gen: every selftest program is static (the guest has no C library)${nonstatic:+: not $nonstatic}" \
+    [ -z "$nonstatic" ]
+  UMLBED_KSELFTESTS_GEN=$gen UMLBED_KSELFTESTS=$bins \
+    run run -j auto --variant "$variant" --timeout "$(scaled 600)" --json "$T/all-$gen.json" "$VM"
+  check "$gen: the whole table: every run matches it (exit 0)" [ "$rc" = 0 ]
+  [ "$rc" = 0 ] || { grep -A12 '^not ok' "$T/out" | diag /dev/stdin; diag "$T/err"; }
+  lines=$(grep -cE '^(pass|skip|xfail) ' "$TABLE")
+  check "$gen: one run per table line ($lines)" [ "$(grep -cE '^(ok|not ok) ' "$T/out")" = "$lines" ]
+  check "$gen: the runs are the kernel generation's own (selftests/vm before 6.3, mm since)" \
+    grep -q "^ok 1 - selftests/$([ "$gen" = 6.1 ] && echo vm || echo mm) \[test=" "$T/out"
+  passes=$(grep -c '^pass ' "$TABLE")
+  seen=$(grep -c 'as [a-z]*: pass (exit:0), expected pass' "$T/out")
+  check "$gen: the table's $passes passes are passes the runs saw ($seen)" [ "$seen" = "$passes" ]
+  check "$gen: on-fault-limit ran as nobody" grep -q 'note: on-fault-limit as nobody: pass' "$T/out"
+done
 
-export UMLBED_KSELFTESTS=$bins
-run run -j auto --variant mm --timeout "$(scaled 600)" --json "$T/all.json" "$VM"
-check "the whole table: every run matches it (exit 0)" [ "$rc" = 0 ]
-[ "$rc" = 0 ] || { grep -A12 '^not ok' "$T/out" | diag /dev/stdin; diag "$T/err"; }
-lines=$(grep -cE '^(pass|skip|xfail) ' "$TABLE")
-check "one run per table line ($lines)" [ "$(grep -cE '^(ok|not ok) ' "$T/out")" = "$lines" ]
-passes=$(grep -c '^pass ' "$TABLE")
-seen=$(grep -c 'as [a-z]*: pass (exit:0), expected pass' "$T/out")
-check "the table's $passes passes are passes the runs saw ($seen)" [ "$seen" = "$passes" ]
-check "on-fault-limit ran as nobody" grep -q 'note: on-fault-limit as nobody: pass' "$T/out"
-
+export UMLBED_KSELFTESTS=$BUILD/kselftests/6.1/vm
+TABLE=$SRC/tests/kselftests/expected-6.1
 # A table wrong in both directions: a test that passes listed as xfail, one that skips listed as pass.
 sed -e 's/^pass  root    map_populate$/xfail root    map_populate  # deliberately wrong/' \
   -e 's/^skip  root    soft-dirty .*/pass  root    soft-dirty/' "$TABLE" >"$T/wrong"

@@ -1,16 +1,20 @@
--- vm.lua: the kernel's own mm selftests (selftests/vm), each in a fresh guest, checked against tests/kselftests/expected-GEN.
+-- vm.lua: the kernel's own mm selftests, each in a fresh guest, checked against tests/kselftests/expected-GEN.
 --
--- Each line of the expectation table is one run: a fresh guest (256M unless the line says mem=) with a staged shell (compaction_test's popen
--- and the .sh wrappers need one), the test's program installed read-only in /kselftests, run from there as the
--- user upstream's run_vmtests.sh uses, with its arguments. kselftest's exit codes give the result (0 pass, 4 skip,
--- anything else fail); the run fails when that differs from the table in either direction, so a kernel or config
--- change that breaks a test, or fixes an expected failure, shows at once.
+-- Each line of the expectation table is one run: a fresh guest (256M unless the line says mem=) with a staged
+-- shell (compaction_test's popen and the .sh wrappers need one), the test's program installed read-only in
+-- /kselftests, run from there as the user upstream's run_vmtests.sh uses, with its arguments. kselftest's exit
+-- codes give the result (0 pass, 4 skip, anything else fail); the run fails when that differs from the table in
+-- either direction, so a kernel or config change that breaks a test, or fixes an expected failure, shows at once.
 --
 -- $UMLBED_KSELFTESTS_GEN picks the generation (default 6.1); $UMLBED_KSELFTESTS names the folder of static
--- binaries tests/kselftests/build.sh made (default BUILD/kselftests/GEN/vm, BUILD from $UMLBED_BUILD).
+-- binaries tests/kselftests/build.sh made (default BUILD/kselftests/GEN/vm or mm, BUILD from $UMLBED_BUILD).
 local expected = require "lib.expected"
 
 local GEN = os.getenv("UMLBED_KSELFTESTS_GEN") or "6.1"
+-- Linux 6.3 renamed selftests/vm to selftests/mm.
+local major, minor = GEN:match("^(%d+)%.(%d+)$")
+if not major then error("UMLBED_KSELFTESTS_GEN must be a generation such as 6.1, not " .. GEN, 0) end
+local SUB = (tonumber(major) * 1000 + tonumber(minor) < 6003) and "vm" or "mm"
 local list, TABLE = expected.load(GEN)
 local by_id, ids = {}, {}
 for _, e in ipairs(list) do
@@ -40,16 +44,14 @@ local function bins_dir(t)
   if d and d ~= "" then return d end
   local build = os.getenv("UMLBED_BUILD")
   if not build or build == "" then build = (t.file:match("^(.*)/[^/]+$") or ".") .. "/../../build" end
-  for _, sub in ipairs({ "vm", "mm" }) do
-    local dir = build .. "/kselftests/" .. GEN .. "/" .. sub
-    if exists(dir .. "/map_fixed_noreplace") then return dir end
-  end
+  local dir = build .. "/kselftests/" .. GEN .. "/" .. SUB
+  if exists(dir .. "/map_fixed_noreplace") then return dir end
   error("no selftests built for Linux " .. GEN .. " under " .. build .. "/kselftests (tests/kselftests/build.sh " ..
         GEN .. ")", 0)
 end
 
 return {
-  name = "selftests/vm",
+  name = "selftests/" .. SUB,
   matrix = { test = ids },
   timeout = TEST_TIMEOUT + 60,
   run = function(t, p)
@@ -61,20 +63,25 @@ return {
     assert(vm:shell())
     -- As run_vmtests.sh: a ./huge folder with hugetlbfs mounted on it if the kernel has hugetlbfs.
     local mst, mout = assert(vm:run { path = "/bin/sh", cwd = "/",
-                                      args = { "-c", "mkdir -p /kselftests/huge && mount -t hugetlbfs none /kselftests/huge" } })
+                                      args = { "-c", "mkdir -p /kselftests/huge && " ..
+                                                     "mount -t hugetlbfs none /kselftests/huge" } })
     if mst ~= "exit:0" then t:note("no hugetlbfs mount: " .. mout:gsub("\n$", "")) end
+    for _, sc in ipairs(e.sysctls) do assert(vm:writefile(sc.path, sc.value)) end
     -- The program, and for a wrapper script X.sh the program X it runs.
     local prog, args = e.argv[1], table.move(e.argv, 2, #e.argv, 1, {})
     assert(vm:install(dir .. "/" .. prog, "/kselftests/" .. prog))
     local path = "/kselftests/" .. prog
     if prog:match("%.sh$") then
       local companion = prog:gsub("%.sh$", "")
-      if exists(dir .. "/" .. companion) then assert(vm:install(dir .. "/" .. companion, "/kselftests/" .. companion)) end
+      if exists(dir .. "/" .. companion) then
+        assert(vm:install(dir .. "/" .. companion, "/kselftests/" .. companion))
+      end
       -- Upstream's scripts say #!/bin/bash; busybox's sh runs them (the guest has no bash).
       table.insert(args, 1, "./" .. prog)
       path = "/bin/sh"
     end
-    local st, out = assert(vm:run { path = path, args = args, cwd = "/kselftests", uid = e.uid, timeout = TEST_TIMEOUT })
+    local st, out = assert(vm:run { path = path, args = args, cwd = "/kselftests", uid = e.uid,
+                                    timeout = TEST_TIMEOUT })
     local got = expected.result(st)
     local want = e.result == "xfail" and "fail" or e.result
     t:note(("%s as %s: %s (%s), expected %s%s"):format(e.id, e.user, got, st, e.result,

@@ -1,10 +1,11 @@
 -- expected.lua: reads a generation's expectation table (tests/kselftests/expected-GEN) of the kernel's mm selftests.
 --
 -- One line per test, as upstream's run_vmtests.sh runs it:
---   RESULT  USER  [mem=SIZE]  COMMAND [ARG...]  [# why]
+--   RESULT  USER  [mem=SIZE]  [sysctl=NAME=VALUE]...  COMMAND [ARG...]  [# why]
 -- RESULT is pass, skip (kselftest's exit code 4) or xfail (any other exit, a signal or a timeout); a skip or
--- xfail must say why. USER is root or nobody. mem= gives the guest more memory than the default 256M (its reason
--- goes after #). The command is run from the folder the tests are installed in.
+-- xfail must say why. USER is root or nobody. mem= gives the guest more memory than the default 256M; sysctl=
+-- sets /proc/sys/NAME (dots for slashes) first, as run_vmtests.sh does around some tests. The command is run
+-- from the folder the tests are installed in.
 local M = {}
 
 -- This file's folder, from the path the module searcher hands its loader.
@@ -15,8 +16,8 @@ M.RESULTS = { pass = true, skip = true, xfail = true }
 -- Guest memory unless a line says otherwise: what upstream's tests need on a small VM.
 M.MEM = "256M"
 
--- The table of generation gen: a list of {result=, user=, uid=, mem=, argv={...}, id=, why=, line=} in file order, and
--- the file's path; a malformed line is an error naming file:line.
+-- The table of generation gen: a list of {result=, user=, uid=, mem=, sysctls=, argv=, id=, why=, line=} in file
+-- order, and the file's path; a malformed line is an error naming file:line.
 -- $UMLBED_KSELFTESTS_EXPECTED names another table (tests/kselftests/kselftests.t checks that a wrong one fails).
 function M.load(gen)
   local path = os.getenv("UMLBED_KSELFTESTS_EXPECTED") or (here .. "/expected-" .. gen)
@@ -34,10 +35,20 @@ function M.load(gen)
       local result, user = words[1], words[2]
       if not M.RESULTS[result] then error(where .. "result must be pass, skip or xfail, not " .. result, 0) end
       if not M.USERS[user or ""] then error(where .. "user must be root or nobody", 0) end
-      local mem, first = M.MEM, 3
-      if (words[3] or ""):match("^mem=") then
-        mem, first = words[3]:match("^mem=(%d+[KMG])$"), 4
-        if not mem then error(where .. "mem= takes a size such as 512M or 3G", 0) end
+      local mem, sysctls, first = M.MEM, {}, 3
+      while (words[first] or ""):match("^[a-z]+=") do
+        local w = words[first]
+        if w:match("^mem=") then
+          mem = w:match("^mem=(%d+[KMG])$")
+          if not mem then error(where .. "mem= takes a size such as 512M or 3G", 0) end
+        elseif w:match("^sysctl=") then
+          local name, value = w:match("^sysctl=([%w_]+[%w_.]*)=(%S+)$")
+          if not name then error(where .. "sysctl= takes NAME=VALUE, such as vm.overcommit_memory=1", 0) end
+          sysctls[#sysctls + 1] = { path = "/proc/sys/" .. name:gsub("%.", "/"), value = value }
+        else
+          error(where .. "unknown option " .. w .. " (mem= or sysctl=)", 0)
+        end
+        first = first + 1
       end
       if #words < first then error(where .. "no command", 0) end
       if result ~= "pass" and (not why or why == "") then error(where .. result .. " needs a reason after #", 0) end
@@ -45,8 +56,8 @@ function M.load(gen)
       local id = table.concat(argv, " ")
       if seen[id] then error(where .. "'" .. id .. "' is listed twice (line " .. seen[id] .. ")", 0) end
       seen[id] = n
-      list[#list + 1] = { result = result, user = user, uid = M.USERS[user], mem = mem, argv = argv, id = id,
-                          why = why, line = n }
+      list[#list + 1] = { result = result, user = user, uid = M.USERS[user], mem = mem, sysctls = sysctls,
+                          argv = argv, id = id, why = why, line = n }
     end
   end
   fh:close()
