@@ -38,8 +38,6 @@ static inline void umb_q_free(struct umb_queue *q) {
 
 #define UMB_STR_(x) #x
 #define UMB_STR(x) UMB_STR_(x)
-/* run's ENV: at most this many NAME=VALUE entries. */
-#define UMB_RUN_ENV_MAX 64
 
 /* A buffer's bytes, never NULL, so that an empty buffer can go to memchr, memcpy or write. */
 static inline char *umb_bytes(const umb_buf *b) { return b->data ? b->data : (char *)""; }

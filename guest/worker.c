@@ -931,8 +931,12 @@ struct exec_opts {
 
 /* In the child: stdout and stderr to the pipe, default signals, the options, then execve; errno goes back on errfd.
  * The child leads a process group of its own, so that a timeout can kill whatever it started. */
+/* exec's environment; run's ENV entries are added to it. */
+#define EXEC_PATH "PATH=/bin:/sbin:/usr/bin:/usr/sbin"
+#define EXEC_HOME "HOME=/"
+
 static void __attribute__((noreturn)) exec_child(int outfd, int errfd, char **argv, const struct exec_opts *o) {
-  static char *envp[] = {"PATH=/bin:/sbin:/usr/bin:/usr/sbin", "HOME=/", NULL};
+  static char *envp[] = {EXEC_PATH, EXEC_HOME, NULL};
   setpgid(0, 0);
   int err = 0;
   if (o && o->cwd && chdir(o->cwd) < 0) err = errno;
@@ -965,6 +969,13 @@ static void __attribute__((noreturn)) exec_child(int outfd, int errfd, char **ar
   _exit(127);
 }
 
+/* Milliseconds on the monotonic clock. */
+static long long mono_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1000LL + t.tv_nsec / 1000000;
+}
+
 /* exec and run: argv from argument first, the options, a timeout in ms (0: none). The reply is the status
  * (exit:N, signal:N, or timeout when the program and its process group were killed at the timeout) and the first
  * MiB of its output. */
@@ -983,16 +994,13 @@ static int exec_common(struct req *r, size_t first, const struct exec_opts *o, u
   if (errp[1] >= 0) close(errp[1]);
   umb_buf output = {0};
   if (!e) {
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    long long deadline = timeout_ms ? now.tv_sec * 1000LL + now.tv_nsec / 1000000 + (long long)timeout_ms : 0;
+    long long deadline = timeout_ms ? mono_ms() + (long long)timeout_ms : 0;
     int timed_out = 0;
     /* Read to EOF so that the program never blocks on a full pipe; keep the first 1 MiB. */
     char chunk[16384];
     for (;;) {
       if (deadline && !timed_out) {
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        long long left = deadline - (now.tv_sec * 1000LL + now.tv_nsec / 1000000);
+        long long left = deadline - mono_ms();
         struct pollfd p = {.fd = out[0], .events = POLLIN};
         int n = left > 0 ? poll(&p, 1, left > INT_MAX ? INT_MAX : (int)left) : 0;
         if (n < 0 && errno == EINTR) continue;
@@ -1059,8 +1067,8 @@ static int v_run(struct req *r) {
       has_home |= !strncmp(t, "HOME=", 5);
       envp[ne++] = t;
     }
-    if (!has_path) envp[ne++] = "PATH=/bin:/sbin:/usr/bin:/usr/sbin";
-    if (!has_home) envp[ne++] = "HOME=/";
+    if (!has_path) envp[ne++] = EXEC_PATH;
+    if (!has_home) envp[ne++] = EXEC_HOME;
     envp[ne] = NULL;
     o.env = envp;
   }

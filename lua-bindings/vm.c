@@ -287,11 +287,12 @@ int umb_lua_run(lua_State *L, umb_run_vm *svm, uint64_t pid) {
       if (kl == 0 || memchr(k, '=', kl) || memchr(k, '\n', kl) || memchr(v, '\n', vl) || memchr(k, 0, kl) ||
           memchr(v, 0, vl))
         return luaL_argerror(L, 2, "env names need no '=', and names and values no newline or NUL");
-      if (++nenv > 64) return luaL_argerror(L, 2, "at most 64 env entries");
+      if (++nenv > UMB_RUN_ENV_MAX)
+        return luaL_argerror(L, 2, lua_pushfstring(L, "at most %d env entries", UMB_RUN_ENV_MAX));
       lua_pop(L, 1);
     }
     /* The entries, sorted by name, without touching the buffer's stack slots in between. */
-    const char *names[64];
+    const char *names[UMB_RUN_ENV_MAX];
     int n = 0;
     lua_pushnil(L);
     while (lua_next(L, 3)) {

@@ -23,6 +23,8 @@
 #define UMB_FORK_MAX 256
 /* Most arguments of one request after ID PID VERB (exec's argument vector). */
 #define UMB_ARGS_MAX 1024
+/* Most NAME=VALUE entries of run's ENV field. */
+#define UMB_RUN_ENV_MAX 64
 /* Most lines of the trigger's stats file that one stats reply carries (a field each). */
 #define UMB_STATS_MAX 1024
 /* Most bytes of an error reply's MESSAGE before encoding. */
