@@ -24,7 +24,8 @@ end
 
 -- Hang guard for one test program, in seconds: a test still running then is killed with its process group and
 -- counts as a failure (an xfail in the table says why it hangs). The slowest passing test takes a few seconds.
-local TEST_TIMEOUT = 300
+-- Stretched by $UMLBED_TIMEOUT_SCALE as the runner stretches the run's own timeout below.
+local TEST_TIMEOUT = 300 * (tonumber(os.getenv("UMLBED_TIMEOUT_SCALE") or "") or 1)
 
 local function exists(path)
   local fh = io.open(path, "rb")
@@ -53,7 +54,7 @@ end
 return {
   name = "selftests/" .. SUB,
   matrix = { test = ids },
-  timeout = TEST_TIMEOUT + 60,
+  timeout = 360,
   run = function(t, p)
     local e = assert(by_id[p.test], "not in the expectation table: " .. tostring(p.test))
     local dir = bins_dir(t)
@@ -86,7 +87,7 @@ return {
     local want = e.result == "xfail" and "fail" or e.result
     t:note(("%s as %s: %s (%s), expected %s%s"):format(e.id, e.user, got, st, e.result,
                                                       e.why and (": " .. e.why) or ""))
-    if st == "timeout" then t:note(("%s was still running after %d s: killed"):format(prog, TEST_TIMEOUT)) end
+    if st == "timeout" then t:note(("%s was still running after %g s: killed"):format(prog, TEST_TIMEOUT)) end
     if got ~= want then t:note("its output, last lines:\n" .. tail(out, 40)) end
     t:eq(want, got, ("%s (%s:%d)"):format(e.id, TABLE:gsub("^.*/tests/", "tests/"), e.line))
   end,
