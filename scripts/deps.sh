@@ -10,6 +10,18 @@ packages=("$@")
 	pkg-config liblua5.4-dev lua5.4 libuv1-dev libjansson-dev libcmocka-dev
 	# Debugging and checking.
 	gdb valgrind git
+	# The kernel's headers_install (tests/kselftests/build.sh) copies the headers with rsync.
+	rsync
+	# pgrep and ps: the tests' "no process left" checks after SIGINT, SIGTERM, SIGKILL and SIGHUP.
+	procps
+	# file: kselftests.t checks that every selftest binary is static.
+	file
+	# xxd and strace: byte-exact checks and system-call traces in the runner's tests.
+	xxd strace
+	# clang-format: tests/runner/style.t checks the C sources against .clang-format.
+	clang-format
+	# python3: the JSON and JUnit report checks of tests/runner/hostile.t and the YAML checks of ci.t.
+	python3
 	# Report checks: xmllint validates the JUnit output in tests/runner/hostile.t.
 	libxml2-utils
 	# Coverage: genhtml (make coverage); gcov comes with gcc. Plots: umlbed bench.
