@@ -4,32 +4,38 @@ set -euo pipefail
 
 packages=("$@")
 [ $# -gt 0 ] || packages=(
-	# The kernels: Debian's 6.1 and 6.12 sources (the two generations) and what kbuild needs for ARCH=um.
-	linux-source-6.1 linux-source-6.12 xz-utils patch flex bison bc gcc make perl kmod ccache
-	# The runner and its tests.
-	pkg-config liblua5.4-dev lua5.4 libuv1-dev libjansson-dev libcmocka-dev
-	# Debugging and checking.
-	gdb valgrind git
-	# The kernel's headers_install (tests/kselftests/build.sh) copies the headers with rsync.
-	rsync
-	# pgrep and ps: the tests' "no process left" checks after SIGINT, SIGTERM, SIGKILL and SIGHUP.
-	procps
-	# file: kselftests.t checks that every selftest binary is static.
-	file
-	# xxd and strace: byte-exact checks and system-call traces in the runner's tests.
-	xxd strace
-	# clang-format: tests/runner/style.t checks the C sources against .clang-format.
-	clang-format
-	# python3: the JSON and JUnit report checks of tests/runner/hostile.t and the YAML checks of ci.t.
-	python3
-	# Report checks: xmllint validates the JUnit output in tests/runner/hostile.t.
-	libxml2-utils
-	# Coverage: genhtml (make coverage); gcov comes with gcc. Plots: umlbed bench.
-	lcov gnuplot-nox
-	# The CI templates' linter (docs/ci/, tests/runner/ci.t).
-	yamllint
-	# The guest's staged shell (vm:shell), and the static libraries the kernel's selftests/vm link (make kselftests).
-	busybox-static libcap-dev libnuma-dev
+	# Each line names who needs its packages; a package used only through another one is still listed here when
+	# umlbed calls it directly, so the clean room (scripts/clean-room.sh) finds a missing one.
+	make                  # the build itself (a stock Debian 12 has no make: run this script first)
+	linux-source-6.1      # the 6.1 generation's kernel source (uml-kernel/build.sh)
+	linux-source-6.12     # the 6.12 generation's kernel source
+	xz-utils              # build.sh unpacks the .tar.xz sources
+	patch                 # build.sh applies the series; series.t checks each patch applies
+	flex bison bc         # kbuild: kconfig's parser and the timeconst header
+	gcc                   # kbuild, the agent, the runner and the test programs
+	libc6-dev             # headers and static libc.a: the agent, smoke init, test programs and kselftests link -static
+	binutils              # ar builds the runner's archives, nm checks their layering (layers.t), readelf (regress.t)
+	perl                  # prove, checkpatch.pl and the Perl tests (JSON::PP, Test::More)
+	kmod                  # modinfo checks the test modules' vermagic (uml-kernel/modules/Makefile)
+	ccache                # kernel rebuilds (build.sh uses it when installed)
+	rsync                 # the kernel's headers_install for the kselftests (tests/kselftests/build.sh)
+	pkg-config liblua5.4-dev libuv1-dev libjansson-dev  # the runner's libraries (runner/Makefile)
+	lua5.4                # luac5.4 and lua5.4: the model tests and hostile.t's precompiled chunk
+	libcmocka-dev         # a C unit-test framework, for the runner's C tests
+	gdb                   # umlbed run --gdb, gdb.t, oracle.t and uml.t's debugger checks
+	valgrind              # the runner's unit tests and fake-UML runs under valgrind (make -C runner check-valgrind)
+	git                   # style.t and regress.t read the tree's history and files; series.t, report.pl
+	procps                # pgrep and ps: make soak's check that no guest process is left between rounds
+	file                  # kselftests.t checks that every selftest binary is static
+	clang-format          # style.t checks the C sources against .clang-format
+	python3               # hostile.t's JSON and JUnit report checks
+	python3-yaml          # ci.t reads the CI templates' structure
+	yamllint              # ci.t lints the CI templates (docs/ci/)
+	libxml2-utils         # xmllint validates the JUnit reports (fake.t, hostile.t)
+	lcov                  # genhtml for make coverage's HTML report (gcov comes with gcc)
+	gnuplot-nox           # umlbed bench's plots (bench.t)
+	busybox-static        # vm:shell stages it as the guest's /bin/sh; clean-room.t's tiny root
+	libcap-dev libnuma-dev  # static libraries the kernel's mm selftests link (make kselftests, kselftests.t)
 )
 
 missing=()
