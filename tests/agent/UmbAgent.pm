@@ -4,6 +4,7 @@ package UmbAgent;
 use strict;
 use warnings;
 use Fcntl qw(F_GETFD F_SETFD FD_CLOEXEC);
+use File::Basename qw(dirname);
 use File::Copy qw(copy);
 use File::Path qw(make_path remove_tree);
 use File::Temp qw(tempdir);
@@ -11,6 +12,8 @@ use IO::Handle;
 use IO::Select;
 use POSIX qw(:sys_wait_h);
 use Time::HiRes qw(time);
+use lib dirname(__FILE__) . '/../lib';
+use UmlbedStrict qw(strict_mode);
 
 our @LIVE;    # every agent not yet closed, for the END block and signal handlers
 
@@ -73,11 +76,12 @@ sub repo_root {
     return Cwd::abs_path($d);
 }
 
-# The kernel to boot: UMLBED_KERNEL, else the patched full build, else Debian's.
+# The kernel to boot: UMLBED_KERNEL, else the patched full build, else Debian's. Under strict mode Debian's does
+# not stand in for a patched build that is missing: the test then names the missing one.
 sub default_kernel {
     return $ENV{UMLBED_KERNEL} if $ENV{UMLBED_KERNEL};
     my $full = repo_root() . '/build/kernel/full/obj/linux';
-    return -x $full ? $full : '/usr/bin/linux.uml';
+    return -x $full || strict_mode() ? $full : '/usr/bin/linux.uml';
 }
 
 sub _spawn {

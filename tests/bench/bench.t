@@ -5,8 +5,7 @@
 . "$(dirname "$0")/../runner/common.sh"
 KERNEL=${UMLBED_KERNEL:-$BUILD/kernel/full/obj/linux}
 if [ ! -x "$KERNEL" ] || [ ! -f "$BUILD/guest/umlbed-agent" ] || [ ! -x "$UMLBED" ]; then
-  echo "1..0 # SKIP no patched kernel ($KERNEL), agent or runner ($UMLBED)"
-  exit 0
+  prereq_skip_all "no patched kernel ($KERNEL), agent or runner ($UMLBED)"
 fi
 B=$SRC/bench
 export UMLBED KERNEL

@@ -5,10 +5,9 @@
 . "$(dirname "$0")/../runner/common.sh"
 KERNEL=$BUILD/kernel/coverage/obj/linux
 if [ ! -x "$KERNEL" ] || [ ! -f "$BUILD/guest/umlbed-agent" ] || [ ! -x "$UMLBED" ]; then
-  echo "1..0 # SKIP no coverage kernel ($KERNEL; uml-kernel/build.sh coverage), agent or runner ($UMLBED)"
-  exit 0
+  prereq_skip_all "no coverage kernel ($KERNEL; uml-kernel/build.sh coverage), agent or runner ($UMLBED)"
 fi
-command -v gcov >/dev/null || { echo "1..0 # SKIP no gcov (gcc)"; exit 0; }
+command -v gcov >/dev/null || prereq_skip_all "no gcov (Debian package gcc)"
 echo "1..19"
 S=$SRC/scenarios
 # Scenarios whose trigger calls do not depend on timing: the same lines run however the runs are scheduled.

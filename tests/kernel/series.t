@@ -4,6 +4,8 @@ set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-$top/build}
+# Strict mode (CI=true or UMLBED_STRICT=1): a missing pristine tree fails its tests instead of skipping them.
+. "$top/tests/lib/strict.sh"
 # The generations and the full variant whose .config the bisect builds start from.
 generations=(6.1 6.12)
 declare -A full=([6.1]=full [6.12]=full-6.12)
@@ -37,7 +39,7 @@ echo "1..$plan"
 t=0
 ok() { t=$((t + 1)); echo "ok $t - $*"; }
 not_ok() { t=$((t + 1)); echo "not ok $t - $1"; shift; printf '#   %s\n' "$@"; }
-skip() { t=$((t + 1)); echo "ok $t # SKIP $*"; }
+prereq_skip() { t=$((t + 1)); prereq_result "$t" "$*"; }
 diag() { sed 's/^/#   /'; }
 # checkpatch_clean TREE FILE LABEL: that tree's checkpatch --strict finds no error, warning or check in FILE.
 checkpatch_clean() {
@@ -61,7 +63,7 @@ check_generation() {
 	nf=${#fixes[@]}
 
 	if [ ! -f "$pristine/Makefile" ]; then
-		for ((i = 0; i < 3 * n + 1 + nf; i++)); do skip "$g: no pristine tree at $pristine (make kernel GEN=$g)"; done
+		for ((i = 0; i < 3 * n + 1 + nf; i++)); do prereq_skip "$g: no pristine tree at $pristine (make kernel GEN=$g)"; done
 		return
 	fi
 

@@ -2,10 +2,7 @@
 # ci.t: the CI templates of docs/ci/ pass yamllint, and each runs the pack's shards and merges them the way umlbed expects.
 . "$(dirname "$0")/common.sh"
 C=$SRC/docs/ci
-if ! command -v yamllint >/dev/null; then
-  echo "1..0 # SKIP no yamllint (Debian package yamllint; make deps installs it)"
-  exit 0
-fi
+command -v yamllint >/dev/null || prereq_skip_all "no yamllint (Debian package yamllint; make deps installs it)"
 for f in github-actions.yml gitlab-ci.yml kubernetes-job.yml; do
   yamllint -s -c "$C/.yamllint" "$C/$f" >"$T/lint" 2>&1
   check "yamllint --strict: $f" [ $? = 0 ]

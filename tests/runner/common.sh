@@ -6,6 +6,7 @@ RDIR=${UMLBED_RUNNER_DIR:-$BUILD/runner}
 UMLBED=$RDIR/umlbed
 UMLBED_TEST=$RDIR/umlbed-test
 SCEN=$SRC/tests/runner/scenarios
+. "$SRC/tests/lib/strict.sh"
 # Every test gets its own TMPDIR so "no folder left behind" can be checked exactly.
 T=$(mktemp -d "${TMPDIR:-/tmp}/umlbed-t.XXXXXX")
 export TMPDIR=$T/tmp
@@ -24,7 +25,58 @@ run() {
   secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }')
 }
 not() { if "$@"; then return 1; else return 0; fi; }
-running() { pgrep -f "$1" >/dev/null; }
+# prereq_skip REASON: the next test is a SKIP naming what is missing, or under strict mode a failure.
+prereq_skip() { n=$((n + 1)); prereq_result "$n" "$1"; }
+# prereq_skip_all REASON: ends the test file before its first test: a SKIP plan, or under strict mode a failure.
+prereq_skip_all() {
+  if strict; then
+    echo "1..1"
+    prereq_result 1 "$1"
+    exit 1
+  fi
+  echo "1..0 # SKIP $1"
+  exit 0
+}
+# running TEXT: some process's command line holds TEXT (one argument's worth, a fixed string). It reads /proc
+# itself, so no missing tool can make it see nothing; the glob is expanded before grep starts, so grep's own
+# command line, which holds TEXT, is not among those read.
+running() { grep -qzF -e "$1" /proc/[0-9]*/cmdline 2>/dev/null; }
+# A "no process left" check is worth only what its probe can see. saw TEXT... is true when running sees each TEXT
+# now, and records it; none_left TEXT is true only when TEXT was seen running before and is not now.
+NL='
+'
+SEEN=
+saw() {
+  for _text; do
+    running "$_text" || return 1
+    SEEN=$SEEN$NL$_text
+  done
+}
+none_left() {
+  case $SEEN in
+  *"$NL$1"*) not running "$1" ;;
+  *) echo "# no process holding '$1' was seen running before: the probe is unproven"; return 1 ;;
+  esac
+}
+# run_folder PID: the runner PID's run folder is there ($TMPDIR/umlbed-PID-*).
+run_folder() {
+  for _d in "$TMPDIR/umlbed-$1-"*; do [ -d "$_d" ] && return 0; done
+  return 1
+}
+# child_of PID PREFIX prints the first child of PID whose command line starts with PREFIX (the runner's reaper),
+# read from /proc like running.
+child_of() {
+  for _s in /proc/[0-9]*/stat; do
+    { read -r _st <"$_s"; } 2>/dev/null || continue
+    # After the name in parentheses (which may hold anything): the state, then the parent's PID.
+    _st=${_st##*) }
+    _st=${_st#* }
+    [ "${_st%% *}" = "$1" ] || continue
+    _cmd=$(tr '\0' ' ' <"${_s%/stat}/cmdline" 2>/dev/null)
+    case $_cmd in "$2"*) _s=${_s#/proc/}; echo "${_s%/stat}"; return 0 ;; esac
+  done
+  return 1
+}
 # UMLBED_TIMEOUT_SCALE (default 1) stretches every hang guard on slow or loaded hosts, as it does the runner's
 # own timeouts; `scaled N` prints N times it, rounded up to whole seconds. Guards only bound a hang: no verdict
 # depends on how long something took.
@@ -35,7 +87,8 @@ scaled() { awk -v n="$1" -v s="$SCALE" 'BEGIN { x = n * s; printf "%d", x == int
 within() { awk -v x="$1" -v a="$2" -v b="$3" 'BEGIN { exit !(x >= a && x < b) }'; }
 # A signal in the middle of a scenario: signal_cleanup SIG WHAT RUN-ARGS... starts the runner with
 # UMLBED_READY_FIFO set; the scenario writes a line to that FIFO once its guest is where the signal should hit (the
-# event, not a delay). Then it sends SIG to the runner and checks that no guest process and no folder is left.
+# event, not a delay). Then it sends SIG to the runner and checks that no guest process and no folder is left,
+# having first seen, with the same probes, the guest running and its run folder there.
 # INT, TERM and HUP are handled by the runner (exit 128 + the signal); KILL is not, and the runner's reaper must
 # clean up: the test waits for the reaper process to exit (the event) before it looks.
 signal_cleanup() {
@@ -58,9 +111,11 @@ signal_cleanup() {
     diag "$T/err"
   fi
   exec 5>&-
-  check "SIG$sig: $what was running" running "umid=umlbed-$pid-"
+  # The run folders' path in the guest's command line is what the test files' last check looks for.
+  check "SIG$sig: $what was running" saw "umid=umlbed-$pid-" "uml_dir=$TMPDIR/"
+  check "SIG$sig: its run folder was there" run_folder $pid
   # The reaper: the runner's child that is the runner's own program, not a kernel.
-  reaper=$(pgrep -P $pid -f "^$UMLBED run" | head -n 1)
+  reaper=$(child_of $pid "$UMLBED run")
   check "SIG$sig: the runner has a reaper" [ -n "$reaper" ]
   kill -"$sig" $pid
   { wait $pid; } 2>/dev/null
@@ -70,7 +125,7 @@ signal_cleanup() {
   if [ -n "$reaper" ]; then
     check "SIG$sig: the reaper ends" timeout "$(scaled 30)" tail --pid="$reaper" -f /dev/null
   fi
-  check "SIG$sig: no $what process left" not running "umid=umlbed-$pid-"
+  check "SIG$sig: no $what process left" none_left "umid=umlbed-$pid-"
   check "SIG$sig: no run folder left" [ "$(leftover_dirs)" = 0 ]
 }
 sigint_cleanup() { signal_cleanup INT "$@"; }
@@ -90,7 +145,7 @@ grun() {
   reaper=
   if ! timeout "$guard" tail -s 0.1 --pid=$pid -f /dev/null; then
     hung=1
-    reaper=$(pgrep -P $pid -f "^$UMLBED " | head -n 1)
+    reaper=$(child_of $pid "$UMLBED ")
     kill -KILL $pid
   fi
   wait $pid
@@ -99,14 +154,13 @@ grun() {
   if [ -n "$reaper" ]; then timeout "$(scaled 30)" tail -s 0.1 --pid="$reaper" -f /dev/null; fi
   if [ "$hung" = 1 ]; then echo "# the runner was still there after the ${guard}s guard: killed" >>"$T/err"; fi
 }
-# need_uml: sets KERNEL, AGENT and K (the runner's options for them), or ends the test file with a SKIP plan when
-# the patched kernel or the agent is not built.
+# need_uml: sets KERNEL, AGENT and K (the runner's options for them), or ends the test file with a SKIP plan (a
+# failure under strict mode) when the patched kernel or the agent is not built.
 need_uml() {
   KERNEL=${UMLBED_KERNEL:-$BUILD/kernel/full/obj/linux}
   AGENT=${UMLBED_AGENT:-$BUILD/guest/umlbed-agent}
   if [ ! -x "$KERNEL" ] || [ ! -f "$AGENT" ]; then
-    echo "1..0 # SKIP no patched kernel ($KERNEL) or agent ($AGENT)"
-    exit 0
+    prereq_skip_all "no patched kernel ($KERNEL) or agent ($AGENT)"
   fi
   K="--kernel $KERNEL --agent $AGENT"
 }

@@ -1,7 +1,7 @@
 #!/bin/sh
 # hostile.t: reliability and containment (issue 9): hostile scenarios, names, bytes and guests cannot crash, hang,
 # forge TAP or reach the host outside the run folder. The fake UML where no kernel is needed, the patched kernel
-# for the guest-side checks ([UML], skipped without it).
+# for the guest-side checks ([UML], skipped without it, and failed without it under strict mode).
 . "$(dirname "$0")/common.sh"
 export UMLBED_FAKE=agent
 F="--kernel $UMLBED_TEST --agent $UMLBED_TEST"
@@ -93,9 +93,8 @@ if [ -s "$HOSTILE_BINARY" ]; then
   grun list "$HOSTILE_BINARY"
   check "B: umlbed list refuses a precompiled scenario file (exit 2, got $rc)" [ "$rc" = 2 ]
 else
-  echo "ok $((n + 1)) # SKIP neither luac5.4 nor lua5.4 to make a precompiled chunk"
-  echo "ok $((n + 2)) # SKIP neither luac5.4 nor lua5.4 to make a precompiled chunk"
-  n=$((n + 2))
+  prereq_skip "neither luac5.4 nor lua5.4 to make a precompiled chunk (Debian package lua5.4)"
+  prereq_skip "neither luac5.4 nor lua5.4 to make a precompiled chunk (Debian package lua5.4)"
 fi
 
 grun run $F --unsafe-lua "$SCEN/hostile-unsafe.lua"
@@ -124,8 +123,7 @@ if gcc -shared -fPIC -o "$T/cmod/hostilemod.so" "$T/cmod/hostilemod.c" 2>"$T/cc.
   check "B: ... and the scenario ran to its verdict" grep -q '^ok 1 - hostile require of a C module$' "$T/out"
   clean
 else
-  echo "ok $((n + 1)) # SKIP cannot build a shared object: $(head -n 1 "$T/cc.err")"
-  n=$((n + 1))
+  prereq_skip "cannot build a shared object: $(head -n 1 "$T/cc.err")"
 fi
 
 # ---- C. Deadlines that Lua cannot escape (--timeout 2: exact for the text; the guard bounds a hang). ----
@@ -176,7 +174,11 @@ if timeout "$GUARD" head -n 1 <&5 >"$T/ready"; then ready=0; else ready=1; fi
 exec 5>&-
 ok $ready "C: SIGINT: the busy loop started (the plan was printed before it)"
 check "C: SIGINT: the plan 1..1 was printed" grep -q '^1\.\.1$' "$T/out"
-reaper=$(pgrep -P $pid -f "^$UMLBED " | head -n 1)
+# What the checks after the signal and the last check look for, seen first: the guest (its command line names its
+# run folder, uml_dir=) and the run folder.
+check "C: SIGINT: the fake guest was running" saw "uml_dir=$TMPDIR/"
+check "C: SIGINT: its run folder was there" run_folder $pid
+reaper=$(child_of $pid "$UMLBED ")
 kill -INT $pid
 if timeout "$GUARD" tail -s 0.1 --pid=$pid -f /dev/null; then hung=0; else hung=1; kill -KILL $pid; fi
 wait $pid
@@ -205,8 +207,7 @@ sys.exit(not any("binary \x02: got \u00ff\u00fe\x01, want x" in (x.get("diag") o
 if command -v xmllint >/dev/null; then
   check "D: xmllint accepts the JUnit report" xmllint --noout "$T/r.xml"
 else
-  echo "ok $((n + 1)) # SKIP no xmllint (libxml2-utils)"
-  n=$((n + 1))
+  prereq_skip "no xmllint (Debian package libxml2-utils)"
 fi
 check "D: JUnit: the name with 0xff is U+00FF, control bytes are the text backslash-xNN" python3 -c '
 import sys, xml.etree.ElementTree as ET
@@ -311,9 +312,8 @@ clean
 
 # ---- [UML] Boots, command-line checks, console scanning and guest containment on the patched kernel. ----
 if [ ! -x "$KERNEL" ] || [ ! -f "$AGENT" ]; then
-  echo "ok $((n + 1)) # SKIP [UML] checks: no patched kernel ($KERNEL) or agent ($AGENT)"
-  n=$((n + 1))
-  check "no UML/fake process of this test left at the end" not running "rootflags=$TMPDIR/"
+  prereq_skip "[UML] checks: no patched kernel ($KERNEL) or agent ($AGENT)"
+  check "no UML/fake process of this test left at the end" none_left "uml_dir=$TMPDIR/"
   echo "1..$n"
   exit 0
 fi
@@ -429,8 +429,7 @@ int main(int argc, char **argv)
 }
 EOF
 if ! gcc -static -O2 -Wall -o "$T/helper.bin" "$T/helper.c" 2>"$T/cc.err"; then
-  echo "ok $((n + 1)) # SKIP [UML] containment: cannot build a static helper: $(head -n 1 "$T/cc.err")"
-  n=$((n + 1))
+  prereq_skip "[UML] containment: cannot build a static helper: $(head -n 1 "$T/cc.err")"
 else
   # The scenario moves the helper into its shared folder (a rename keeps the mode): a fresh copy per run.
   export HOSTILE_HELPER=$T/helper
@@ -479,5 +478,5 @@ else
   clean
 fi
 
-check "no UML/fake process of this test left at the end" not running "rootflags=$TMPDIR/"
+check "no UML/fake process of this test left at the end" none_left "uml_dir=$TMPDIR/"
 echo "1..$n"

@@ -37,8 +37,8 @@ if [ -x "$GPLONLY/obj/linux" ] && [ -f "$GPLONLY/modules/umlbed_proprietary.ko" 
     grep -q 'the proprietary module loads on EXPORT_SYMBOL' "$T/out"
   rm -rf "$TMPDIR"/umlbed-*
 else
-  echo "ok $((n += 1)) # SKIP no gpl-only kernel and modules at $GPLONLY (make kernel modules)"
-  echo "ok $((n += 1)) # SKIP no gpl-only kernel and modules at $GPLONLY (make kernel modules)"
+  prereq_skip "no gpl-only kernel and modules at $GPLONLY (make kernel modules)"
+  prereq_skip "no gpl-only kernel and modules at $GPLONLY (make kernel modules)"
 fi
 
 # A kernel outside BUILD/kernel/NAME/obj/linux (a hard link keeps the runner from finding a variant through
@@ -57,6 +57,7 @@ check "drop-unaligned passes on the full kernel" [ "$rc" = 0 ]
 [ "$rc" = 0 ] || diag "$T/out"
 for v in broken-rounding broken-rounding-6.12; do
   if [ ! -x "$BUILD/kernel/$v/obj/linux" ]; then
+    # The mutants are built on demand only (make mutants, not make check): not a prerequisite.
     echo "ok $((n += 1)) # SKIP $v is not built (make mutants)"
     continue
   fi
@@ -84,7 +85,7 @@ if command -v gdb >/dev/null; then
   check "all 10 zaps of the seed's walk hold i_mmap_rwsem for reading" [ "$(grep -c '^Breakpoint 2, ' "$T/err")" = 10 ]
   rm -rf "$TMPDIR"/umlbed-*
 else
-  echo "ok $((n += 1)) # SKIP no gdb"
+  prereq_skip "no gdb (Debian package gdb)"
 fi
 
 # No scenario takes an expectation from the build under test: Module.symvers and the kernel's .config are not

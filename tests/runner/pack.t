@@ -24,7 +24,12 @@ check "the unsharded run: exit 0" [ "$rc" = 0 ]
 # Each shard on its own "machine": the pack unpacked in its own folder, its own TMPDIR, and, where user and mount
 # namespaces are allowed, the build folder hidden behind an empty tmpfs, so nothing can come from it.
 hide=
-if unshare -rm true 2>/dev/null; then hide=yes; fi
+if unshare -rm true 2>/dev/null; then
+  hide=yes
+else
+  # The shards still run, from the pack, but the build folder is not hidden from them.
+  prereq_skip "the build folder hidden from the shards: unshare -rm (user and mount namespaces) does not work here"
+fi
 for k in 1 2 3; do
   m=$T/machine$k
   mkdir -p "$m/tmp" "$m/scen"
@@ -48,7 +53,11 @@ done
 check "merge of the three machines' shards: exit 0" [ $? = 0 ]
 names() { perl -MJSON::PP -e 'open my $h, "<", $ARGV[0] or exit 1; local $/;
   print map { "$_->{name}\t$_->{verdict}\n" } @{decode_json(<$h>)->{results}}' "$1" | sort; }
-check "the merged report equals the unsharded run (names and verdicts)" cmp -s <(names "$T/whole.json") <(names "$T/merged.json")
+# Both lists are read before they are compared: two empty lists (an unreadable report) would compare equal.
+names "$T/whole.json" >"$T/whole.names"
+names "$T/merged.json" >"$T/merged.names"
+check "the unsharded run's report lists its runs" test -s "$T/whole.names"
+check "the merged report equals the unsharded run (names and verdicts)" cmp -s "$T/whole.names" "$T/merged.names"
 [ -s "$T/merged.json" ] || { diag "$T/m.out"; diag "$T/err"; }
 # A shard of another pack does not merge.
 sed "s/\"pack\": \"$id\"/\"pack\": \"0000000000000000\"/" "$T/machine3/report.json" >"$T/other.json"

@@ -6,8 +6,8 @@ files=$(git ls-files 'runner/*.[ch]' 'lua-bindings/*.[ch]' 'protocol/*.[ch]' 'gu
 [ -n "$files" ] || files=$(find runner lua-bindings protocol guest tests -name '*.[ch]' | sort)
 check "there are C files to check" [ -n "$files" ]
 if ! command -v clang-format >/dev/null; then
-  echo "ok 2 # SKIP clang-format is not installed (apt-get install clang-format)"
-  echo "1..2"
+  prereq_skip "clang-format is not installed (apt-get install clang-format)"
+  echo "1..$n"
   exit 0
 fi
 for f in $files; do

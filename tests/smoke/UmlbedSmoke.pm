@@ -238,6 +238,9 @@ sub boot {
 			}
 		}
 	}
+	# The leftover probe below must be able to see what it looks for: the child, not yet reaped (alive or a
+	# zombie), is in /proc as a descendant of this process now.
+	$r{seen} = _descendants()->{$pid} ? 1 : 0;
 	# The pipes closed or time ran out: the process must end now, or everything it started is killed.
 	{
 		local $SIG{ALRM} = sub { $r{timed_out} = 1; _kill_tree($pid) };
@@ -358,6 +361,7 @@ sub relay_tap {
 	ok(defined $r->{status} && WIFEXITED($r->{status}) && WEXITSTATUS($r->{status}) == 0,
 	   "$label: UML powered off cleanly") or diag(_status_text($r->{status}));
 	note("$label: some UML helper outlived the kernel process and was killed") if $r->{outlived};
+	ok($r->{seen}, "$label: the leftover probe (/proc) saw the instance before it was reaped");
 	ok(!$r->{leftover}, "$label: no process of the instance left after cleanup");
 	_check_splats($r->{console}, $label);
 	return;

@@ -6,13 +6,14 @@ use warnings;
 
 use Cwd qw(abs_path);
 use File::Basename qw(dirname);
-use lib dirname(abs_path(__FILE__));
+use lib dirname(abs_path(__FILE__)), dirname(abs_path(__FILE__)) . '/../lib';
 use Test::More;
 use UmlbedSmoke qw(variants kernel_path workdir init_binary make_root boot_args boot show_console);
+use UmlbedStrict qw(prereq_skip_all);
 
 my $here = dirname(abs_path(__FILE__));
 my $gdb = $ENV{GDB} // 'gdb';
-plan(skip_all => "no $gdb") if system("command -v $gdb >/dev/null") != 0;
+prereq_skip_all("no $gdb (Debian package gdb)") if system("command -v $gdb >/dev/null") != 0;
 
 my $work = workdir();
 my $init = init_binary($work);
@@ -33,6 +34,7 @@ for my $variant (@variants) {
 		my $r = boot(argv => \@argv, tmpdir => "$dir/tmp", timeout => $ENV{UMLBED_GDB_TIMEOUT} // 120);
 
 		ok(!$r->{timed_out}, "$variant: gdb and UML finished within the timeout");
+		ok($r->{seen}, "$variant: the leftover probe (/proc) saw gdb before it was reaped");
 		ok(!$r->{leftover}, "$variant: no process of gdb or UML left after cleanup");
 		ok($r->{console} =~ qr/^Breakpoint 1 at 0x[0-9a-f]+: (?:file \S+, line \d+|invalidate_mmap_range\. \(\d+ locations\))/m,
 		     "$variant: gdb set the breakpoint on invalidate_mmap_range");
