@@ -21,6 +21,12 @@ static int verdict_of(const char *s, umb_verdict *v) {
   return 0;
 }
 
+/* A report's pack id for a message: a malformed one is said to be so, never printed as "(null)". */
+static const char *pack_name(json_t *p) {
+  if (p == NULL) return "none";
+  return json_is_string(p) ? json_string_value(p) : "not a string";
+}
+
 /* A failed fuzz run names its seed: say how to replay it alone. */
 static void replay_hint(const job *j) {
   const char *s = strstr(j->name, "seed=");
@@ -79,7 +85,7 @@ int umb_merge_main(int argc, char **argv) {
     json_t *p0 = json_object_get(reps[0], "pack"), *pr = json_object_get(reps[r], "pack");
     if (!json_equal(p0 ? p0 : json_null(), pr ? pr : json_null()) && !(p0 == NULL && pr == NULL)) {
       fprintf(stderr, "umlbed merge: %s and %s ran from different packs (%s, %s)\n", argv[first], argv[first + r],
-              p0 ? json_string_value(p0) : "none", pr ? json_string_value(pr) : "none");
+              pack_name(p0), pack_name(pr));
       status = 2;
       goto out;
     }
@@ -114,11 +120,16 @@ int umb_merge_main(int argc, char **argv) {
       } else if (seen[at]++) {
         fprintf(stderr, "umlbed merge: run doubled (in more than one shard): %s\n", key);
         status = 2;
+      } else if (!verdict_of(json_string_value(json_object_get(res, "verdict")), &jobs[at].verdict)) {
+        /* A verdict this runner does not know is no pass: the run's outcome is unknown. */
+        fprintf(stderr, "umlbed merge: %s: run %s has %s verdict\n", argv[first + r], key,
+                json_object_get(res, "verdict") ? "an unknown" : "no");
+        status = 2;
       } else {
         job *j = &jobs[at];
         j->file = strdup(file);
         j->name = strdup(name);
-        j->done = verdict_of(json_string_value(json_object_get(res, "verdict")), &j->verdict);
+        j->done = 1;
         j->seconds = json_number_value(json_object_get(res, "seconds"));
         j->diag = dup_or_null(json_object_get(res, "diag"));
         j->prints = dup_or_null(json_object_get(res, "print"));

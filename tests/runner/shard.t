@@ -90,4 +90,16 @@ run run $F --shard 1/2 --json "$T/other.json" $S
 check "merge of shards of different lists (N=3 and N=2): exit 2" [ $? = 2 ]
 "$UMLBED" merge "$T/whole.json" >/dev/null 2>"$T/err"
 check "merge of an unsharded report: exit 2, saying what it wants" grep -q 'not the JSON report of a sharded run' "$T/err"
+# A verdict merge does not know, or none, is an error naming the shard and the run, never a pass.
+for v in '"failed"' '"XFAIL"' 1 null -; do
+  perl -MJSON::PP -e 'local $/; open my $h, "<", $ARGV[0] or die; my $d = decode_json(<$h>);
+    my $r = $d->{results}[0]; if ($ARGV[1] eq "-") { delete $r->{verdict} } else { $r->{verdict} = decode_json("[$ARGV[1]]")->[0] }
+    print encode_json($d)' "$T/sh1.json" "$v" >"$T/bad.json"
+  first=$(perl -MJSON::PP -e 'local $/; open my $h, "<", $ARGV[0] or die; print decode_json(<$h>)->{results}[0]{name}' "$T/sh1.json")
+  "$UMLBED" merge "$T/bad.json" "$T/sh2.json" "$T/sh3.json" >"$T/m.out" 2>"$T/err"
+  mrc=$?
+  check "merge of a shard whose run has verdict $v: exit 2 (got $mrc)" [ "$mrc" = 2 ]
+  check "... naming the shard and the run" grep -qF "umlbed merge: $T/bad.json: run fake-" "$T/err"
+  check "... and the run's name ($first)" grep -qF "$first" "$T/err"
+done
 echo "1..$n"
