@@ -29,33 +29,48 @@ static int env_num(const char *name, long *v) {
   return *end || errno ? -EINVAL : 0;
 }
 
+/*
+ * One engine's pair of variables: 0 when neither is set, 1 when both are decimals, and -EINVAL with err naming
+ * the variable when one is malformed or set without the other: garbage must not run the whole list.
+ */
+static int env_pair(const char *iname, long *idx, const char *tname, long *tot, char *err, size_t size) {
+  int a = env_num(iname, idx), b = env_num(tname, tot);
+  if (a < 0 || b < 0) {
+    snprintf(err, size, "%s=%s is not a decimal number", a < 0 ? iname : tname, getenv(a < 0 ? iname : tname));
+    return -EINVAL;
+  }
+  if (a == 1 && b == 1) return 0;
+  if (a == 1 || b == 1) {
+    snprintf(err, size, "%s is set without %s", a == 1 ? tname : iname, a == 1 ? iname : tname);
+    return -EINVAL;
+  }
+  return 1;
+}
+
 int umb_shard_from_env(umb_shard *s, char *err, size_t size) {
-  long idx, tot, min = 0;
+  long idx = 0, tot = 0, min = 0;
+  int r;
   /* GitLab's parallel: jobs: CI_NODE_INDEX counts from 1. */
-  int a = env_num("CI_NODE_INDEX", &idx), b = env_num("CI_NODE_TOTAL", &tot);
-  if (a == 0 && b == 0) {
+  if ((r = env_pair("CI_NODE_INDEX", &idx, "CI_NODE_TOTAL", &tot, err, size)) < 0) return r;
+  if (r) {
     snprintf(s->source, sizeof s->source, "GitLab CI_NODE_INDEX/CI_NODE_TOTAL");
-  } else if ((a = env_num("JOB_COMPLETION_INDEX", &idx)) == 0) {
+  } else if ((r = env_pair("JOB_COMPLETION_INDEX", &idx, "UMLBED_SHARD_TOTAL", &tot, err, size)) != 0) {
     /* A Kubernetes Indexed Job counts from 0 and does not say how many: the user does. */
-    if (env_num("UMLBED_SHARD_TOTAL", &tot)) {
+    if (r < 0 && getenv("JOB_COMPLETION_INDEX") && !getenv("UMLBED_SHARD_TOTAL"))
       snprintf(err, size, "JOB_COMPLETION_INDEX is set: give the number of shards as UMLBED_SHARD_TOTAL");
-      return -EINVAL;
-    }
+    if (r < 0) return r;
     idx++;
     snprintf(s->source, sizeof s->source, "Kubernetes JOB_COMPLETION_INDEX/UMLBED_SHARD_TOTAL");
-  } else if ((a = env_num("SLURM_ARRAY_TASK_ID", &idx)) == 0) {
+  } else if ((r = env_pair("SLURM_ARRAY_TASK_ID", &idx, "SLURM_ARRAY_TASK_COUNT", &tot, err, size)) != 0) {
+    if (r < 0) return r;
     /* A Slurm array runs task IDs MIN..MAX; COUNT of them. */
-    if (env_num("SLURM_ARRAY_TASK_COUNT", &tot) || env_num("SLURM_ARRAY_TASK_MIN", &min) < 0) {
-      snprintf(err, size, "SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not a number");
+    if (env_num("SLURM_ARRAY_TASK_MIN", &min) < 0) {
+      snprintf(err, size, "SLURM_ARRAY_TASK_MIN=%s is not a decimal number", getenv("SLURM_ARRAY_TASK_MIN"));
       return -EINVAL;
     }
     idx = idx - min + 1;
     snprintf(s->source, sizeof s->source, "Slurm SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT");
   } else {
-    if (a < 0) {
-      snprintf(err, size, "a shard variable is not a number");
-      return -EINVAL;
-    }
     return 0;
   }
   if (idx < 1 || tot < 1 || idx > tot || tot > UMB_SHARDS_MAX) {

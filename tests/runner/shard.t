@@ -51,6 +51,23 @@ check "Slurm task 5 of 4..6 is shard 2/3" cmp -s "$T/want" "$T/got"
 JOB_COMPLETION_INDEX=1 "$UMLBED" list "$SRC/scenarios" >/dev/null 2>"$T/err"
 check "JOB_COMPLETION_INDEX without UMLBED_SHARD_TOTAL: exit 2" [ $? = 2 ]
 check "... naming the variable to set" grep -q 'UMLBED_SHARD_TOTAL' "$T/err"
+# Malformed or partial engine variables are refused, naming the variable, never read as "no shard" (the whole list).
+while read -r want vars; do
+  env $vars "$UMLBED" list "$SRC/scenarios" >/dev/null 2>"$T/err"
+  src=$?
+  check "$vars: exit 2 (got $src)" [ "$src" = 2 ]
+  check "... naming $want" grep -q "^umlbed: .*$want" "$T/err"
+done <<'VARS'
+CI_NODE_INDEX CI_NODE_INDEX=abc CI_NODE_TOTAL=2
+CI_NODE_TOTAL CI_NODE_INDEX=1
+CI_NODE_TOTAL CI_NODE_INDEX=1 CI_NODE_TOTAL=99999999999999999999
+CI_NODE_INDEX CI_NODE_TOTAL=2
+JOB_COMPLETION_INDEX JOB_COMPLETION_INDEX=abc UMLBED_SHARD_TOTAL=2
+UMLBED_SHARD_TOTAL JOB_COMPLETION_INDEX=0 UMLBED_SHARD_TOTAL=x
+JOB_COMPLETION_INDEX UMLBED_SHARD_TOTAL=2
+SLURM_ARRAY_TASK_COUNT SLURM_ARRAY_TASK_ID=1
+SLURM_ARRAY_TASK_MIN SLURM_ARRAY_TASK_ID=1 SLURM_ARRAY_TASK_COUNT=2 SLURM_ARRAY_TASK_MIN=z
+VARS
 for bad in 0/3 4/3 3 a/b 1/0 1/5000; do
   "$UMLBED" list --shard "$bad" "$SRC/scenarios" >/dev/null 2>&1
   check "--shard $bad: exit 2" [ $? = 2 ]
