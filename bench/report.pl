@@ -16,8 +16,12 @@ use warnings;
 use File::Path qw(make_path);
 use JSON::PP;
 use POSIX qw(strftime);
+use Scalar::Util qw(looks_like_number);
 
 my $json = JSON::PP->new->canonical->pretty;
+
+# Bad input is exit 2, as documented, not perl's 255 for a die (a die inside an eval is caught there, not here).
+$SIG{__DIE__} = sub { return if $^S; print STDERR $_[0]; exit 2 };
 
 sub slurp_json {
     my ($path) = @_;
@@ -55,15 +59,29 @@ if (@ARGV && $ARGV[0] eq '--compare') {
     $n{point_key($_->{name}, $_->{labels})} = $_ for @{$new->{points} // []};
     my @keys = sort grep { $o{$_} } keys %n;
     @keys or die "report.pl: the two results have no point in common\n";
+    # A ratio needs two positive medians, and the noise rule finite statistics: anything else would read as "same".
+    for my $k (@keys) {
+        for ([$ARGV[1], $o{$k}], [$ARGV[2], $n{$k}]) {
+            my ($file, $p) = @$_;
+            for my $f (qw(median min max mad)) {
+                my $v = $p->{$f};
+                defined $v && !ref $v && looks_like_number($v) && $v == $v && abs($v) != 9**9**9
+                    or die "report.pl: $file: point $k: $f is not a finite number\n";
+            }
+            $p->{median} > 0 or die "report.pl: $file: point $k: median $p->{median} is not positive\n";
+            $p->{mad} >= 0 && $p->{min} <= $p->{median} && $p->{median} <= $p->{max}
+                or die "report.pl: $file: point $k: min, median, max and mad are not consistent\n";
+        }
+    }
     printf "%-58s %12s %12s %7s  %s\n", 'point', 'old median', 'new median', 'new/old', 'verdict';
     my $changed = 0;
     for my $k (@keys) {
         my ($a, $b) = ($o{$k}, $n{$k});
-        my $ratio = $a->{median} > 0 ? $b->{median} / $a->{median} : 0;
+        my $ratio = $b->{median} / $a->{median};
         my $noise = 0;
-        for ($a, $b) { my $r = $_->{median} > 0 ? 1.4826 * $_->{mad} / $_->{median} : 0; $noise = $r if $r > $noise }
+        for ($a, $b) { my $r = 1.4826 * $_->{mad} / $_->{median}; $noise = $r if $r > $noise }
         my $apart = $a->{max} < $b->{min} || $b->{max} < $a->{min};
-        my $big = $ratio > 0 && abs(log($ratio)) > 3 * $noise + 0.15;
+        my $big = abs(log($ratio)) > 3 * $noise + 0.15;
         my $verdict = $apart && $big ? ($ratio > 1 ? 'SLOWER' : 'FASTER') : 'same within noise';
         $changed++ if $apart && $big;
         printf "%-58s %12.4g %12.4g %7.3f  %s (noise %.1f%%)\n", substr($k, 0, 58), $a->{median}, $b->{median},
