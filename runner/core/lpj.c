@@ -29,6 +29,8 @@ static void cpu_model(char *out, size_t size) {
     if (*p == ' ' || *p == '\t') *p = '_';
 }
 
+static int lpj_plausible(unsigned long v) { return v >= UMB_LPJ_MIN && v <= UMB_LPJ_MAX; }
+
 int umb_lpj_load(umb_lpj *l, const char *cache, const char *kernel) {
   struct stat st;
   char model[256], real[4096];
@@ -47,8 +49,12 @@ int umb_lpj_load(umb_lpj *l, const char *cache, const char *kernel) {
   while (f && fgets(line, sizeof line, f)) {
     if (strncmp(line, l->key, klen) || line[klen] != ' ') continue;
     char *end;
-    unsigned long v = strtoul(line + klen + 1, &end, 10);
-    if (end != line + klen + 1 && (*end == '\n' || *end == '\0')) l->value = v;
+    const char *num = line + klen + 1;
+    errno = 0;
+    unsigned long v = strtoul(num, &end, 10);
+    /* strtoul takes a sign and wraps it: only digits, in range, are a calibration. */
+    if (*num >= '0' && *num <= '9' && end != num && (*end == '\n' || *end == '\0') && !errno && lpj_plausible(v))
+      l->value = v;
   }
   if (f) fclose(f);
   return 0;
@@ -67,13 +73,14 @@ unsigned long umb_lpj_parse(const char *text, size_t len) {
     const char *d = t + sizeof tag - 1;
     int digits = 0;
     for (; d < p + n && *d >= '0' && *d <= '9' && digits < 19; d++, digits++) v = v * 10 + (unsigned long)(*d - '0');
-    if (digits && d < p + n && *d == ')') return v;
+    if (digits && d < p + n && *d == ')') return lpj_plausible(v) ? v : 0;
   }
   return 0;
 }
 
 int umb_lpj_save(const umb_lpj *l, const char *cache) {
   if (cache == NULL || !*cache || l->value == 0 || !l->key[0]) return 0;
+  if (!lpj_plausible(l->value)) return -ERANGE;
   char *keep[LPJ_LINES_MAX];
   int n = 0;
   char line[1200];

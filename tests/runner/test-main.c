@@ -885,6 +885,25 @@ static void test_lpj(void) {
   f = fopen(kernel, "a");
   CHECK(f && fputs(" rebuilt", f) >= 0 && fclose(f) == 0);
   CHECK(umb_lpj_load(&a, cache, kernel) == 0 && a.value == 0);
+  /* A corrupt value in the cache is not a calibration: the kernel calibrates again, and the save replaces it. */
+  static const char *const corrupt[] = {
+      "0",         "1", "999", "-34545664", "+34545664", "100000000001", "99999999999999999999", "18446744073709551615",
+      "34545664x", ""};
+  for (size_t i = 0; i < sizeof corrupt / sizeof corrupt[0]; i++) {
+    CHECK(umb_lpj_load(&a, cache, kernel) == 0);
+    f = fopen(cache, "w");
+    CHECK(f && fprintf(f, "%s %s\n", a.key, corrupt[i]) > 0 && fclose(f) == 0);
+    CHECK(umb_lpj_load(&a, cache, kernel) == 0 && a.value == 0);
+  }
+  a.value = 34545664;
+  CHECK(umb_lpj_save(&a, cache) == 0);
+  CHECK(umb_lpj_load(&b, cache, kernel) == 0 && b.value == 34545664);
+  /* Out of range is neither parsed from a console nor written. */
+  static const char huge[] = "Calibrating delay loop... 1.00 BogoMIPS (lpj=999999999999999999)\n";
+  CHECK(umb_lpj_parse(huge, strlen(huge)) == 0);
+  a.value = 5;
+  CHECK(umb_lpj_save(&a, cache) == -ERANGE);
+  CHECK(umb_lpj_load(&b, cache, kernel) == 0 && b.value == 34545664);
   /* No cache (empty path): nothing read, nothing written. */
   CHECK(umb_lpj_load(&a, "", other) == 0 && a.value == 0);
   a.value = 3;
