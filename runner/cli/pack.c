@@ -56,6 +56,7 @@ int umb_pack_main(int argc, char **argv) {
   const char *pack = NULL;
   char **args = calloc((size_t)argc + 4, sizeof *args);
   char dir[4096] = "", tmp[4096] = "", runner[4200], scen[4200], manifest[4200];
+  int tmp_lock = -1;
   int k = 0, status = 2, files = 0;
   if (args == NULL) return 2;
   args[k++] = runner;
@@ -87,8 +88,10 @@ int umb_pack_main(int argc, char **argv) {
     /* A tarball from make pack: into a folder of its own under TMPDIR, removed afterwards. */
     const char *t = getenv("TMPDIR");
     snprintf(tmp, sizeof tmp, "%s/umlbed-pack-%d-XXXXXX", t && *t ? t : "/tmp", (int)getpid());
-    if (mkdtemp(tmp) == NULL) {
-      fprintf(stderr, "umlbed: --pack: cannot make a folder under %s: %s\n", t && *t ? t : "/tmp", strerror(errno));
+    /* Locked while it lives, like a run folder: the stale clean-up of another runner leaves it alone. */
+    tmp_lock = umb_live_dir_make(t && *t ? t : "/tmp", tmp);
+    if (tmp_lock < 0) {
+      fprintf(stderr, "umlbed: --pack: cannot make a folder under %s: %s\n", t && *t ? t : "/tmp", strerror(-tmp_lock));
       tmp[0] = '\0';
       goto out;
     }
@@ -112,6 +115,7 @@ int umb_pack_main(int argc, char **argv) {
   status = umb_child_run(args);
 out:
   if (tmp[0]) umb_rm_tree(tmp);
+  if (tmp_lock >= 0) close(tmp_lock);
   free(args);
   return status;
 }

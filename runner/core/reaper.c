@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -181,24 +182,81 @@ void umb_reaper_stop(void) {
   }
 }
 
+/*
+ * The creation lock of this user's folders under TMPBASE: held shared while a folder is made and locked, and
+ * exclusively while stale folders are judged, so a cleaner never sees a folder in the instant between its mkdtemp
+ * and its flock.
+ */
+static int creation_lock(const char *tmpbase, int how) {
+  char path[PATH_MAX];
+  if (snprintf(path, sizeof path, "%s/.umlbed-%u.lock", tmpbase, (unsigned)getuid()) >= (int)sizeof path)
+    return -ENAMETOOLONG;
+  int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) return -errno;
+  while (flock(fd, how) < 0) {
+    if (errno != EINTR) {
+      int e = -errno;
+      close(fd);
+      return e;
+    }
+  }
+  return fd;
+}
+
+int umb_live_dir_make(const char *tmpbase, char *template) {
+  int guard = creation_lock(tmpbase, LOCK_SH);
+  if (guard < 0) return guard;
+  int fd = -1;
+  if (mkdtemp(template) == NULL) {
+    fd = -errno;
+  } else if ((fd = open(template, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+    fd = -errno;
+    rmdir(template);
+  } else if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+    int e = -errno;
+    close(fd);
+    rmdir(template);
+    fd = e;
+  }
+  close(guard);
+  return fd;
+}
+
+/* A folder no live owner holds: its flock is free. An older runner's folder has no lock; its PID decides. */
+static int folder_abandoned(const char *path, int pid) {
+  int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return 0;
+  int free_lock = flock(fd, LOCK_EX | LOCK_NB) == 0;
+  close(fd);
+  return free_lock && kill(pid, 0) < 0 && errno == ESRCH;
+}
+
 int umb_stale_clean(const char *tmpbase) {
+  int guard = creation_lock(tmpbase, LOCK_EX);
+  if (guard < 0) return 0;
   DIR *d = opendir(tmpbase);
-  if (d == NULL) return 0;
+  if (d == NULL) {
+    close(guard);
+    return 0;
+  }
   int removed = 0;
   for (struct dirent *e; (e = readdir(d));) {
     int pid = 0, used = 0;
-    if (sscanf(e->d_name, "umlbed-%d-%n", &pid, &used) != 1 || used == 0 || pid <= 1 || pid == getpid()) continue;
-    /* Alive (or another user's, EPERM): not ours to touch. */
-    if (kill(pid, 0) == 0 || errno != ESRCH) continue;
+    if ((sscanf(e->d_name, "umlbed-%d-%n", &pid, &used) != 1 || used == 0) &&
+        (sscanf(e->d_name, "umlbed-pack-%d-%n", &pid, &used) != 1 || used == 0))
+      continue;
+    if (pid <= 1 || pid == getpid()) continue;
     char path[PATH_MAX], mark[PATH_MAX + 32];
     struct stat st;
-    snprintf(path, sizeof path, "%s/%s", tmpbase, e->d_name);
+    if (snprintf(path, sizeof path, "%s/%s", tmpbase, e->d_name) >= (int)sizeof path) continue;
     if (lstat(path, &st) || !S_ISDIR(st.st_mode) || st.st_uid != getuid()) continue;
     snprintf(mark, sizeof mark, "%s/%s", path, UMB_KEPT_MARK);
     if (access(mark, F_OK) == 0) continue;
+    if (!folder_abandoned(path, pid)) continue;
     umb_rm_tree(path);
     removed++;
   }
   closedir(d);
+  close(guard);
   return removed;
 }

@@ -26,8 +26,15 @@ void umb_reaper_stop(void);
 void umb_rm_tree(const char *dir);
 /* Marks a run folder as kept on purpose (a failed run, --keep), so that umb_stale_clean() leaves it. */
 #define UMB_KEPT_MARK ".umlbed-kept"
-/* Removes TMPBASE/umlbed-PID-* folders of this user whose runner PID is gone and that are not marked kept;
- * returns how many it removed. */
+/*
+ * Makes a live folder from TEMPLATE (mkdtemp's XXXXXX) under TMPBASE and locks it: the returned descriptor (or a
+ * negative errno) holds an flock on the folder for as long as it stays open, which is how umb_stale_clean() knows
+ * the folder's owner is alive, whatever PID namespace the owner is in. Close it after removing the folder.
+ */
+int umb_live_dir_make(const char *tmpbase, char *template);
+/* Removes TMPBASE/umlbed-PID-* and umlbed-pack-PID-* folders of this user that no live owner holds locked, whose
+ * PID is not alive here either (a folder of an older runner has no lock), and that are not marked kept; returns how
+ * many it removed. */
 int umb_stale_clean(const char *tmpbase);
 
 #endif

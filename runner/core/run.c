@@ -137,10 +137,16 @@ static void cov_account(umb_run *r) {
 
 static int make_dirs(umb_run *r) {
   char path[4200];
-  snprintf(r->dir, sizeof r->dir, "%s/umlbed-%d-XXXXXX", r->cfg->tmpbase, (int)getpid());
-  if (mkdtemp(r->dir) == NULL) {
+  if (snprintf(r->dir, sizeof r->dir, "%s/umlbed-%d-XXXXXX", r->cfg->tmpbase, (int)getpid()) >= (int)sizeof r->dir) {
     r->dir[0] = '\0';
-    return -errno;
+    return -ENAMETOOLONG;
+  }
+  /* Locked while it lives: another runner sharing TMPDIR, in any PID namespace, sees it is not stale. */
+  r->dir_lock = umb_live_dir_make(r->cfg->tmpbase, r->dir);
+  if (r->dir_lock < 0) {
+    int rc = r->dir_lock;
+    r->dir[0] = '\0';
+    return rc;
   }
   /* From here on, a runner that dies any death leaves the folder to the reaper. */
   umb_reaper_add_dir(r->dir);
@@ -188,6 +194,9 @@ static void rm_work(uv_work_t *w) {
 
 static void rm_done(umb_run *r) {
   if (r->dir[0]) umb_reaper_del_dir(r->dir);
+  /* Removed (or marked kept): the lock has nothing left to keep alive. */
+  if (r->dir_lock >= 0) close(r->dir_lock);
+  r->dir_lock = -1;
   umb_run_release(r);
 }
 
@@ -523,6 +532,7 @@ int umb_run_start(umb_run *r, uv_loop_t *loop, const umb_config *cfg, const umb_
   uv_timer_init(loop, &r->grace);
   uv_timer_init(loop, &r->flush);
   r->timer.data = r->grace.data = r->flush.data = r;
+  r->dir_lock = -1;
   int rc = make_dirs(r);
   if (rc)
     umb_run_finish(r, UMB_ERROR, "cannot prepare the run folder under %s: %s (agent %s)", cfg->tmpbase, strerror(-rc),

@@ -104,6 +104,7 @@ struct umb_run {
   const umb_run_ops *ops;
   void *user;
   char dir[3000];
+  int dir_lock; /* Holds the folder's flock while it lives (umb_live_dir_make); -1 when none. */
   char root[3100];
   umb_run_vm *vms[UMB_RUN_VMS_MAX];
   int nvms;

@@ -113,6 +113,49 @@ check "stale folder of a dead runner removed" [ ! -e "$TMPDIR/umlbed-$dead-stale
 check "kept folder of a dead runner left alone" [ -d "$TMPDIR/umlbed-$dead-kept" ]
 check "folder of a live runner left alone" [ -d "$TMPDIR/umlbed-$$-alive" ]
 rm -rf "$TMPDIR"/umlbed-*
+
+# Liveness is the folder's lock, not its PID: a runner in another PID namespace sharing TMPDIR has a PID that may
+# be dead here. A folder named after the dead PID but locked (as its live owner holds it) stays; so does a pack's.
+# The same names unlocked go, pack folders included.
+mkdir -p "$TMPDIR/umlbed-$dead-otherns" "$TMPDIR/umlbed-pack-$dead-otherns" "$TMPDIR/umlbed-pack-$dead-stale"
+exec 7<"$TMPDIR/umlbed-$dead-otherns" 8<"$TMPDIR/umlbed-pack-$dead-otherns"
+flock -n 7 && flock -n 8
+check "a folder locked by its owner: the lock is held" not flock -n "$TMPDIR/umlbed-$dead-otherns" true
+run run $F "$SCEN/fake-ok.lua"
+check "a locked folder whose PID is dead here is left alone" [ -d "$TMPDIR/umlbed-$dead-otherns" ]
+check "... and a locked pack folder" [ -d "$TMPDIR/umlbed-pack-$dead-otherns" ]
+check "an unlocked pack folder of a dead runner is removed" [ ! -e "$TMPDIR/umlbed-pack-$dead-stale" ]
+exec 7<&- 8<&-
+rm -rf "$TMPDIR"/umlbed-*
+
+# The same with a real runner in a PID namespace of its own, whose PID is chosen to be free here.
+if [ "$(id -u)" = 0 ] && unshare --pid --fork true 2>/dev/null; then
+  last=$(($(cat /proc/sys/kernel/pid_max) - 1000))
+  while [ -e "/proc/$((last + 1))" ]; do last=$((last - 1)); done
+  fifo=$T/ns-ready.fifo
+  mkfifo "$fifo"
+  exec 5<>"$fifo"
+  # The shell forks the runner (it does not exec it), so the runner's PID in the namespace is last + 1.
+  UMLBED_READY_FIFO=$fifo unshare --pid --fork sh -c 'echo "$0" >/proc/sys/kernel/ns_last_pid && "$@"; exit $?' \
+    "$last" "$UMLBED" run $F --timeout "$(scaled 300)" "$SCEN/fake-hang.lua" >"$T/ns-out" 2>"$T/ns-err" 5>&- &
+  nspid=$!
+  timeout "$(scaled 120)" head -n 1 <&5 >/dev/null
+  exec 5>&-
+  check "PID namespace: the runner's folder is there, named after a PID dead here" \
+    eval '[ -d "$(ls -d "$TMPDIR/umlbed-$((last + 1))-"* 2>/dev/null | head -n 1)" ] && [ ! -e "/proc/$((last + 1))" ]'
+  run run $F "$SCEN/fake-ok.lua"
+  check "PID namespace: another runner's clean-up leaves the live runner's folder" \
+    eval '[ -d "$(ls -d "$TMPDIR/umlbed-$((last + 1))-"* 2>/dev/null | head -n 1)" ]'
+  # Ends the runner in the namespace by its PID here: the child of the namespace's shell.
+  nssh=$(child_of "$nspid" "sh -c")
+  nsrun=${nssh:+$(child_of "$nssh" "$UMLBED run")}
+  [ -n "$nsrun" ] && kill -TERM "$nsrun"
+  { wait "$nspid"; } 2>/dev/null
+  check "PID namespace: the runner ended by SIGTERM removed its folder" [ "$(leftover_dirs)" = 0 ]
+else
+  prereq_skip "a runner in a PID namespace of its own: needs root and unshare --pid"
+fi
+rm -rf "$TMPDIR"/umlbed-*
 run run $F "$SCEN/fake-fail.lua"
 check "a failed run's kept folder is marked kept" [ -e "$(ls -d "$TMPDIR"/umlbed-*)/.umlbed-kept" ]
 rm -rf "$TMPDIR"/umlbed-*
