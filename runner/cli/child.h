@@ -2,9 +2,10 @@
 #ifndef UMLBED_CHILD_H
 #define UMLBED_CHILD_H
 
-/* Runs argv (NULL-terminated, searched in PATH) and waits. SIGINT and SIGTERM are ignored here meanwhile: they
- * reach the child, which is in the same process group, and it ends and cleans up on its own. Returns its exit
- * status, 128 + a signal that killed it, 127 when it could not be run, 2 when it could not be started. */
+/* Runs argv (NULL-terminated, searched in PATH) and waits. Meanwhile SIGINT, SIGTERM and SIGHUP sent to this
+ * process are passed on to the child, which ends and cleans up on its own (a terminal's SIGINT reaches it twice;
+ * the runner takes the first). Returns its exit status, 128 + a signal that killed it, 127 when it could not be
+ * run, 2 when it could not be started. */
 int umb_child_run(char **argv);
 
 #endif

@@ -156,6 +156,38 @@ else
   prereq_skip "a runner in a PID namespace of its own: needs root and unshare --pid"
 fi
 rm -rf "$TMPDIR"/umlbed-*
+
+# umlbed run --pack: a stop signal sent to the outer process alone reaches the pack's runner, which cleans up, and
+# the unpacked folder goes. The pack here is the fake guest's: a MANIFEST and a copy of this runner.
+mkdir -p "$T/fpack/umlbed-pack/build/runner" "$T/fpack/umlbed-pack/scenarios"
+echo "id 0123456789abcdef" >"$T/fpack/umlbed-pack/MANIFEST"
+cp "$UMLBED" "$T/fpack/umlbed-pack/build/runner/umlbed"
+tar -C "$T/fpack" -czf "$T/fpack.tar.gz" umlbed-pack
+for sig in TERM HUP; do
+  fifo=$T/pack-ready.fifo
+  rm -f "$fifo"
+  mkfifo "$fifo"
+  exec 5<>"$fifo"
+  UMLBED_READY_FIFO=$fifo "$UMLBED" run --pack "$T/fpack.tar.gz" $F --timeout "$(scaled 300)" "$SCEN/fake-hang.lua" \
+    >"$T/out" 2>"$T/err" 5>&- &
+  pid=$!
+  timeout "$(scaled 120)" head -n 1 <&5 >/dev/null
+  exec 5>&-
+  inner=$(child_of $pid "$T/tmp/umlbed-pack-")
+  check "--pack SIG$sig: the pack's runner and its fake guest are running" \
+    eval '[ -n "$inner" ] && saw "umid=umlbed-$inner-"'
+  check "--pack SIG$sig: the unpacked folder is there" eval 'ls -d "$TMPDIR"/umlbed-pack-$pid-* >/dev/null 2>&1'
+  kill -$sig $pid
+  { wait $pid; } 2>/dev/null
+  prc=$?
+  [ -n "$inner" ] && timeout "$(scaled 30)" tail --pid="$inner" -f /dev/null
+  case $sig in TERM) want=143 ;; HUP) want=129 ;; esac
+  check "--pack SIG$sig: the outer runner exits with the pack runner's $want (got $prc)" [ "$prc" = "$want" ]
+  check "--pack SIG$sig: the pack's runner saw the signal" grep -q "stopping 1 running scenario" "$T/err"
+  check "--pack SIG$sig: no fake guest left" none_left "umid=umlbed-$inner-"
+  check "--pack SIG$sig: no folder left, the unpacked one included" [ "$(leftover_dirs)" = 0 ]
+  [ "$(leftover_dirs)" = 0 ] || { ls -la "$TMPDIR" | diag; rm -rf "$TMPDIR"/umlbed-*; }
+done
 run run $F "$SCEN/fake-fail.lua"
 check "a failed run's kept folder is marked kept" [ -e "$(ls -d "$TMPDIR"/umlbed-*)/.umlbed-kept" ]
 rm -rf "$TMPDIR"/umlbed-*
