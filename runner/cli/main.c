@@ -103,6 +103,8 @@ static const char *usage =
     "                    so remove DIR to start afresh (make coverage reports on it)\n"
     "  --unsafe-lua      give scenarios all of Lua's libraries (os.exit, os.execute,\n"
     "                    io.popen, debug, binary chunks): off by default, see SECURITY\n"
+    "  --lua-memory MIB  the memory one scenario's Lua state may hold (default 512; 0: no\n"
+    "                    cap): past it the run is an ERROR naming the cap\n"
     "  --gdb             run the kernel under gdb (one FILE; batch mode unless stdin is a terminal)\n"
     "  --break SYMBOL    with --gdb: break at SYMBOL (in batch mode: print a backtrace and go on)\n"
     "  --batch           with --gdb: batch mode even on a terminal\n"
@@ -178,7 +180,8 @@ static int plan(char **files, int nfiles, const char *filter) {
   for (int i = 0; i < nfiles; i++) {
     char *name, *err, **combos;
     int n;
-    if (umb_scen_describe(files[i], g.cfg.params, g.cfg.unsafe_lua, g.cfg.timeout_s, &name, &combos, &n, &err)) {
+    if (umb_scen_describe(files[i], g.cfg.params, g.cfg.unsafe_lua, g.cfg.lua_memory, g.cfg.timeout_s, &name, &combos,
+                          &n, &err)) {
       fprintf(stderr, "umlbed: %s\n", err ? err : files[i]);
       bad = 1;
       if (filter && fnmatch(filter, files[i], 0)) {
@@ -556,6 +559,7 @@ int main(int argc, char **argv) {
     O_STEPS,
     O_RUNS,
     O_UNSAFE,
+    O_LUA_MEMORY,
     O_COVERAGE,
     O_SHARD,
     O_DURATIONS
@@ -583,6 +587,7 @@ int main(int argc, char **argv) {
                                        {"runs", 1, 0, O_RUNS},
                                        {"help", 0, 0, 'h'},
                                        {"unsafe-lua", 0, 0, O_UNSAFE},
+                                       {"lua-memory", 1, 0, O_LUA_MEMORY},
                                        {"coverage", 2, 0, O_COVERAGE},
                                        {"shard", 1, 0, O_SHARD},
                                        {"durations", 1, 0, O_DURATIONS},
@@ -616,6 +621,7 @@ int main(int argc, char **argv) {
   const char *seed_arg = NULL, *steps_arg = NULL, *runs_arg = NULL;
   const char *jobs_arg = getenv("UMLBED_JOBS");
   g.cfg.timeout_s = 60;
+  g.cfg.lua_memory = (size_t)UMB_LUA_MEMORY_DEFAULT_MIB << 20;
   g.cfg.mem = "64M";
   optind = 2;
   for (int c; (c = getopt_long(argc, argv, "j:h", opts, NULL)) != -1;) {
@@ -653,6 +659,19 @@ int main(int argc, char **argv) {
       case O_UNSAFE:
         g.cfg.unsafe_lua = 1;
         break;
+      case O_LUA_MEMORY: {
+        char *end;
+        errno = 0;
+        unsigned long long mib = strtoull(optarg, &end, 10);
+        /* A whole number of MiB that fits: a typo must not lift the cap unseen. */
+        if (end == optarg || *end || errno || optarg[0] == '-' || mib > (SIZE_MAX >> 21)) {
+          fprintf(stderr, "umlbed: --lua-memory wants a whole number of MiB, 0 for no cap (got '%s')\n", optarg);
+          status = 2;
+          goto out;
+        }
+        g.cfg.lua_memory = (size_t)mib << 20;
+        break;
+      }
       case O_SHARD:
         if (umb_shard_parse(optarg, &g.shard.k, &g.shard.n)) {
           fprintf(stderr, "umlbed: --shard wants K/N with 1 <= K <= N <= %d (got '%s')\n", UMB_SHARDS_MAX, optarg);

@@ -38,6 +38,7 @@ typedef struct umb_config {
   const char *release;       /* What the kernel's --version printed (6.1.192). */
   const char *generation;    /* Its major.minor (6.1, 6.12). */
   int unsafe_lua;            /* --unsafe-lua: no sandbox. */
+  size_t lua_memory;         /* --lua-memory: the bytes one scenario's Lua state may hold (0: no cap). */
   umb_lpj *lpj;              /* The kernel's calibration on this host: passed as lpj= once known (NULL: never). */
   /* --coverage: each run's instances write their gcov data under this folder (absolute), each run in a folder of
    * its own, and end with an orderly power-off so that they do (NULL: no coverage, instances are killed). */

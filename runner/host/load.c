@@ -180,9 +180,39 @@ static void set_path(lua_State *L, const char *file, int unsafe) {
   lua_pop(L, 1);
 }
 
-lua_State *umb_host_new_state(int unsafe, const char *file) {
-  lua_State *L = luaL_newstate();
+/* Lua's allocator with a count: a scenario that allocates without end gets Lua's memory error at its cap, a clean
+ * ERROR, instead of taking the host's memory (and the OOM killer's choice of victim). */
+static void *capped_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+  umb_lua_mem *m = ud;
+  size_t old = ptr ? osize : 0; /* Without ptr, osize is a type tag, not a size. */
+  if (nsize == 0) {
+    free(ptr);
+    m->used -= old;
+    return NULL;
+  }
+  if (m->cap && nsize > old && nsize - old > m->cap - (m->used < m->cap ? m->used : m->cap)) {
+    if (!m->hit) m->cap += UMB_LUA_MEM_RESERVE;
+    m->hit = 1;
+    return NULL;
+  }
+  void *p = realloc(ptr, nsize);
+  if (p) m->used = m->used - old + nsize;
+  return p;
+}
+
+/* As luaL_newstate's: an error outside any protected call ends the process with its message. */
+static int state_panic(lua_State *L) {
+  const char *msg = lua_tostring(L, -1);
+  fprintf(stderr, "umlbed: unprotected error in a scenario's Lua state: %s\n", msg ? msg : "(not a string)");
+  return 0;
+}
+
+lua_State *umb_host_new_state(int unsafe, const char *file, umb_lua_mem *mem) {
+  lua_State *L = lua_newstate(capped_alloc, mem);
   if (L == NULL) return NULL;
+  lua_atpanic(L, state_panic);
+  /* Warnings off, as luaL_newstate leaves them. */
+  lua_setwarnf(L, NULL, NULL);
   /* Every coroutine copies the main thread's extra space: NULL there means "not a task". */
   *(umb_task **)lua_getextraspace(L) = NULL;
   luaL_openlibs(L);
@@ -428,11 +458,12 @@ static int describe_protected(lua_State *L) {
   return 0;
 }
 
-int umb_scen_describe(const char *file, const char *const *params, int unsafe, double timeout_s, char **name,
-                      char ***combos, int *ncombos, char **err) {
+int umb_scen_describe(const char *file, const char *const *params, int unsafe, size_t mem_cap, double timeout_s,
+                      char **name, char ***combos, int *ncombos, char **err) {
   describe_ctx d = {.file = file, .params = params};
   if (timeout_s > 0) d.deadline = uv_hrtime() + (uint64_t)(timeout_s * 1e9);
-  lua_State *L = umb_host_new_state(unsafe, file);
+  umb_lua_mem mem = {.cap = mem_cap};
+  lua_State *L = umb_host_new_state(unsafe, file, &mem);
   *combos = NULL;
   *ncombos = 0;
   *name = NULL;
@@ -446,7 +477,13 @@ int umb_scen_describe(const char *file, const char *const *params, int unsafe, d
   int rc = lua_pcall(L, 1, 0, 0) == LUA_OK ? 0 : -EINVAL;
   if (rc) {
     const char *msg = lua_tostring(L, -1);
-    *err = strdup(msg ? msg : "error");
+    if (mem.hit) {
+      size_t n = strlen(file) + 96;
+      if ((*err = malloc(n)) != NULL)
+        snprintf(*err, n, "%s: its Lua state reached the memory cap of %zu MiB (--lua-memory)", file, mem_cap >> 20);
+    } else {
+      *err = strdup(msg ? msg : "error");
+    }
     for (int i = 0; i < d.n; i++) free(d.combos[i]);
     free(d.combos);
     free(d.name);

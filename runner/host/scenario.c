@@ -104,8 +104,19 @@ static void on_done(umb_run *r) {
 static const umb_run_ops run_ops = {
     .finishing = on_finishing, .closed = on_closed, .timeout = on_timeout, .done = on_done};
 
+void umb_scen_lua_failed(umb_scen *sc, const char *msg) {
+  if (sc->busy_timeout)
+    umb_run_finish(&sc->run, UMB_TIMEOUT, "%s", msg);
+  else if (sc->mem.hit)
+    umb_run_finish(&sc->run, UMB_ERROR, "the scenario's Lua state reached its memory cap of %zu MiB (--lua-memory)\n%s",
+                   sc->cfg->lua_memory >> 20, msg);
+  else
+    umb_run_finish(&sc->run, UMB_ERROR, "%s", msg);
+}
+
 static int start_lua(umb_scen *sc) {
-  lua_State *L = sc->L = umb_host_new_state(sc->cfg->unsafe_lua, sc->file);
+  sc->mem.cap = sc->cfg->lua_memory;
+  lua_State *L = sc->L = umb_host_new_state(sc->cfg->unsafe_lua, sc->file, &sc->mem);
   if (L == NULL) return -ENOMEM;
   lua_pushlightuserdata(L, sc);
   lua_rawsetp(L, LUA_REGISTRYINDEX, &REG_SCEN);
@@ -153,7 +164,7 @@ int umb_scen_start(umb_scen *sc) {
   rc = start_lua(sc);
   if (rc) {
     const char *msg = sc->L ? lua_tostring(sc->L, -1) : NULL;
-    umb_run_finish(&sc->run, sc->busy_timeout ? UMB_TIMEOUT : UMB_ERROR, "%s", msg ? msg : strerror(-rc));
+    umb_scen_lua_failed(sc, msg ? msg : strerror(-rc));
   }
   return rc;
 }

@@ -43,6 +43,16 @@ typedef struct umb_scen_result {
   const char *metrics;
 } umb_scen_result;
 
+/* What one Lua state holds, and its cap: an allocation past cap fails (Lua's "not enough memory") and sets hit.
+ * After the first refusal the cap grows by UMB_LUA_MEM_RESERVE once, so the error can still be reported. */
+typedef struct umb_lua_mem {
+  size_t used, cap;
+  int hit;
+} umb_lua_mem;
+#define UMB_LUA_MEM_RESERVE (1u << 20)
+/* The default of --lua-memory, in MiB. */
+#define UMB_LUA_MEMORY_DEFAULT_MIB 512
+
 struct umb_scen {
   umb_run run; /* The core's part: folder, vms, deadline, verdict. */
   uv_loop_t *loop;
@@ -51,6 +61,7 @@ struct umb_scen {
   char *name; /* Display name, with parameters. */
   int combo;  /* Index in the matrix (0 without a matrix). */
   lua_State *L;
+  umb_lua_mem mem; /* The Lua state's allocations and their cap (--lua-memory). */
   umb_task *tasks; /* Task 0 (the run function) first, then t:go() tasks. */
   umb_task *qhead, *qtail;
   int ntasks;
@@ -69,8 +80,8 @@ struct umb_scen {
 
 /* Describe a scenario file: pushes nothing; fills *name and the display names of every
  * matrix combination (malloc'd). Returns 0, or -EINVAL with *err set (malloc'd). */
-int umb_scen_describe(const char *file, const char *const *params, int unsafe, double timeout_s, char **name,
-                      char ***combos, int *ncombos, char **err);
+int umb_scen_describe(const char *file, const char *const *params, int unsafe, size_t mem_cap, double timeout_s,
+                      char **name, char ***combos, int *ncombos, char **err);
 /* Combinations one matrix may have. */
 #define UMB_MATRIX_MAX 65536
 /* Set (to the signal number) by the runner's SIGINT/SIGTERM/SIGHUP handler, before the event loop hears of it:

@@ -262,7 +262,7 @@ static void task_run(umb_task *t) {
   const char *msg = error_text(sc, t->co);
   luaL_traceback(t->co, t->co, msg, 0);
   lua_pop(sc->L, 1);
-  umb_run_finish(&sc->run, sc->busy_timeout ? UMB_TIMEOUT : UMB_ERROR, "%s", lua_tostring(t->co, -1));
+  umb_scen_lua_failed(sc, lua_tostring(t->co, -1) ? lua_tostring(t->co, -1) : "(an error that is not a string)");
 }
 
 /* Runs the tasks queued so far; tasks woken meanwhile wait for the next turn of the loop. */

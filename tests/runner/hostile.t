@@ -250,6 +250,35 @@ check "E: io.write and io.stdout:write cannot make TAP lines (beyond the spec)" 
 check "E: ... and prove accepts the TAP (beyond the spec)" prove_ok
 clean
 
+# ---- Memory: a scenario that allocates without end is an ERROR at its Lua state's cap (--lua-memory), without any
+# ulimit, and the runner's peak memory stays near the cap. python3 reads the peak (ru_maxrss of the waited child).
+maxrss() {
+  python3 -c 'import resource, subprocess, sys
+r = subprocess.run(sys.argv[2:], stdout=open(sys.argv[1] + "/out", "w"), stderr=open(sys.argv[1] + "/err", "w"))
+print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)' "$T" "$@"
+}
+set -- $(maxrss "$UMLBED" run $F --lua-memory 64 "$SCEN/hostile-memory.lua")
+check "memory: the bomb under --lua-memory 64 is an ERROR (exit $1)" grep -q '^not ok 1 - hostile memory bomb # ERROR$' "$T/out"
+check "... naming the cap" grep -q 'memory cap of 64 MiB (--lua-memory)' "$T/out"
+# Under the ASan build the peak is the sanitizer's (shadow memory, redzones around every string), not the runner's.
+asan=
+grep -qa __asan_init "$UMLBED" && asan="the ASan build: its peak memory is the sanitizer's shadow and redzones"
+peak() { if [ -n "$asan" ]; then echo "ok $((n += 1)) # SKIP $1: $asan"; else check "$1 ($2 MiB)" [ "$2" -lt "$3" ]; fi; }
+peak "... and the runner's peak stayed under 64 MiB plus 48 for itself" "$2" 112
+set -- $(maxrss "$UMLBED" run $F "$SCEN/hostile-memory.lua")
+check "memory: the default cap (512 MiB) ends the bomb too" grep -q 'memory cap of 512 MiB' "$T/out"
+peak "... under 512 MiB plus 48" "$2" 560
+grun list --lua-memory 64 "$SCEN/hostile-memory-load.lua"
+check "memory: umlbed list of a file that allocates while loading: exit 2 (got $rc)" [ "$rc" = 2 ]
+check "... naming the file and the cap" grep -q 'hostile-memory-load.lua: its Lua state reached the memory cap of 64 MiB' "$T/err"
+for v in abc -1 1x 99999999999999999999; do
+  grun run $F --lua-memory "$v" "$SCEN/fake-ok.lua"
+  check "memory: --lua-memory $v: exit status 2 (got $rc)" [ "$rc" = 2 ]
+done
+grun run $F --lua-memory 0 "$SCEN/fake-ok.lua"
+check "memory: --lua-memory 0 (no cap) runs" [ "$rc" = 0 ]
+clean
+
 # ---- F. Smaller ones. ----
 for f in timeout-neg timeout-str skip-true; do
   grun run $F "$SCEN/hostile-$f.lua"

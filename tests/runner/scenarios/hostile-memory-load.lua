@@ -1,0 +1,6 @@
+-- hostile-memory-load.lua: a scenario file whose top level allocates without end: umlbed list refuses it at the cap.
+local x = {}
+for i = 1, 1e9 do
+  x[i] = ("x"):rep(1000) .. i
+end
+return { name = "never described", run = function() end }
