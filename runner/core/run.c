@@ -172,6 +172,11 @@ void umb_run_release(umb_run *r) {
   umb_result *res = &r->result;
   res->verdict = r->verdict;
   res->seconds = (double)(r->t_end - r->t_start) / 1e9;
+  if (r->diag_dropped) {
+    umb_buf_printf(&r->diag, "[... %zu more bytes of notes and failures dropped: the cap is %u KiB per run]\n",
+                   r->diag_dropped, UMB_RUN_TEXT_MAX >> 10);
+    r->diag_dropped = 0;
+  }
   res->diag = r->diag.data;
   res->reason = r->reason;
   res->dir = r->kept ? r->dir : NULL;
@@ -348,12 +353,24 @@ static void close_vms(umb_run *r) {
   if (--r->nclosing == 0) after_vms(r);
 }
 
-void umb_run_fail(umb_run *r, const char *text) {
-  r->nfails++;
+/* A note or failure line, within the run's text cap. */
+static void add_text(umb_run *r, const char *text) {
+  size_t n = strlen(text), room = r->diag.len < UMB_RUN_TEXT_MAX ? UMB_RUN_TEXT_MAX - r->diag.len : 0;
+  if (r->diag_dropped || n + 1 > room) {
+    /* What fits of the line that reaches the cap is kept; nothing after it. */
+    if (!r->diag_dropped && room > 1) umb_buf_printf(&r->diag, "%.*s\n", (int)(room - 1), text);
+    r->diag_dropped += n + 1 - (r->diag_dropped || room <= 1 ? 0 : room);
+    return;
+  }
   umb_buf_printf(&r->diag, "%s\n", text);
 }
 
-void umb_run_note(umb_run *r, const char *text) { umb_buf_printf(&r->diag, "%s\n", text); }
+void umb_run_fail(umb_run *r, const char *text) {
+  r->nfails++;
+  add_text(r, text);
+}
+
+void umb_run_note(umb_run *r, const char *text) { add_text(r, text); }
 
 int umb_run_check_kernels(umb_run *r) {
   for (int i = 0; i < r->nvms; i++) {

@@ -124,12 +124,17 @@ struct umb_run {
   int allow_warnings;
   umb_verdict verdict;
   umb_buf diag;        /* Failure text: expectations, traceback, console excerpt. */
+  size_t diag_dropped; /* Bytes of t:note/t:fail text past UMB_RUN_TEXT_MAX, dropped. */
   char *reason;        /* The text umb_run_finish() was given. */
   umb_run_vm *crashed; /* The vm that showed a fatal finding. */
   uint64_t t_start, t_end;
   int kept;
   umb_result result;
 };
+
+/* What one run's notes and failures (and, in the host, its print output) may add to its report: past it the text is
+ * dropped and a mark says how much, so a scenario cannot fill the runner's memory or the reports. */
+#define UMB_RUN_TEXT_MAX (1u << 20)
 
 /* Prepares r and its folder (with a copy of the agent). On failure (negative errno) the run is already finishing
  * with ERROR and ops->done still comes, from the loop. */

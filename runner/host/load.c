@@ -51,8 +51,11 @@ static int scen_print(lua_State *L) {
     luaL_tolstring(L, i, NULL);
     luaL_addvalue(&b);
   }
+  luaL_addchar(&b, '\n');
   luaL_pushresult(&b);
-  if (sc) umb_buf_printf(&sc->prints, "%s\n", lua_tostring(L, -1));
+  size_t len;
+  const char *s = lua_tolstring(L, -1, &len);
+  if (sc) umb_scen_print(sc, s, len);
   return 0;
 }
 
@@ -74,7 +77,7 @@ static int scen_iowrite(lua_State *L) {
   for (int i = 1; i <= n; i++) {
     size_t len;
     const char *s = luaL_checklstring(L, i, &len);
-    if (sc) umb_buf_append(&sc->prints, s, len);
+    if (sc) umb_scen_print(sc, s, len);
   }
   lua_getglobal(L, "io");
   return 1;

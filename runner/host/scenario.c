@@ -96,6 +96,9 @@ static void on_timeout(umb_run *r, umb_buf *what) {
 static void on_done(umb_run *r) {
   umb_scen *sc = r->user;
   sc->result.run = umb_run_result(r);
+  if (sc->prints_dropped)
+    umb_buf_printf(&sc->prints, "[... %zu more bytes of print output dropped: the cap is %u KiB per run]\n",
+                   sc->prints_dropped, UMB_RUN_TEXT_MAX >> 10);
   sc->result.prints = sc->prints.len ? sc->prints.data : NULL;
   sc->result.metrics = sc->metrics.len ? sc->metrics.data : NULL;
   if (sc->done_cb) sc->done_cb(sc, sc->data);

@@ -65,14 +65,15 @@ struct umb_scen {
   umb_task *tasks; /* Task 0 (the run function) first, then t:go() tasks. */
   umb_task *qhead, *qtail;
   int ntasks;
-  uv_idle_t runq;    /* Active while tasks are queued: resumes them outside any Lua call. */
-  double timeout_s;  /* This run's timeout. */
-  char *skip;        /* The scenario's skip reason, if any. */
-  uint64_t deadline; /* uv_hrtime() after which the run is over (0: none). */
-  int busy_timeout;  /* Lua code ran past the deadline without yielding. */
-  int hook_stopped;  /* The deadline hook has just parked the running task for good. */
-  umb_buf prints;    /* What the scenario print()ed, one line per call. */
-  umb_buf metrics;   /* Its t:metric() samples (umb_scen_result). */
+  uv_idle_t runq;        /* Active while tasks are queued: resumes them outside any Lua call. */
+  double timeout_s;      /* This run's timeout. */
+  char *skip;            /* The scenario's skip reason, if any. */
+  uint64_t deadline;     /* uv_hrtime() after which the run is over (0: none). */
+  int busy_timeout;      /* Lua code ran past the deadline without yielding. */
+  int hook_stopped;      /* The deadline hook has just parked the running task for good. */
+  umb_buf prints;        /* What the scenario print()ed, one line per call, up to UMB_RUN_TEXT_MAX. */
+  size_t prints_dropped; /* Bytes of print output past the cap, dropped. */
+  umb_buf metrics;       /* Its t:metric() samples (umb_scen_result). */
   void (*done_cb)(umb_scen *sc, void *data);
   void *data;
   umb_scen_result result;
@@ -117,6 +118,8 @@ void umb_task_wake(umb_task *t, int nargs);
 void umb_scen_fail(umb_scen *sc, const char *text);
 /* Add a line to the scenario's diagnostics (t:note). */
 void umb_scen_note(umb_scen *sc, const char *text);
+/* Adds print()/io.write() output, within the run's text cap (UMB_RUN_TEXT_MAX). */
+void umb_scen_print(umb_scen *sc, const char *s, size_t len);
 /* Add one t:metric() sample line (see umb_scen_result); 0, or -E2BIG past UMB_METRICS_MAX bytes, or -ENOMEM. */
 int umb_scen_metric(umb_scen *sc, const char *line);
 #define UMB_METRICS_MAX (16u << 20)

@@ -73,6 +73,21 @@ static const char *error_text(umb_scen *sc, lua_State *co) {
 void umb_scen_fail(umb_scen *sc, const char *text) { umb_run_fail(&sc->run, text); }
 void umb_scen_note(umb_scen *sc, const char *text) { umb_run_note(&sc->run, text); }
 
+void umb_scen_print(umb_scen *sc, const char *s, size_t len) {
+  size_t room = sc->prints.len < UMB_RUN_TEXT_MAX ? UMB_RUN_TEXT_MAX - sc->prints.len : 0;
+  if (sc->prints_dropped || len > room) {
+    /* What fits of the output that reaches the cap is kept, ended by a newline; nothing after it. */
+    if (!sc->prints_dropped && room > 1) {
+      umb_buf_append(&sc->prints, s, room - 1);
+      umb_buf_append(&sc->prints, "\n", 1);
+      len -= room - 1;
+    }
+    sc->prints_dropped += len;
+    return;
+  }
+  umb_buf_append(&sc->prints, s, len);
+}
+
 int umb_scen_metric(umb_scen *sc, const char *line) {
   size_t n = strlen(line);
   if (sc->metrics.len + n + 1 > UMB_METRICS_MAX) return -E2BIG;

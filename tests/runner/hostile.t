@@ -279,6 +279,16 @@ grun run $F --lua-memory 0 "$SCEN/fake-ok.lua"
 check "memory: --lua-memory 0 (no cap) runs" [ "$rc" = 0 ]
 clean
 
+# Output: print() and t:note() keep at most 1 MiB each per run, with a mark saying how much was dropped.
+set -- $(maxrss "$UMLBED" run $F --json "$T/flood.json" "$SCEN/hostile-output.lua")
+check "output: a flood of 300 MiB of prints and notes: the run is ok" grep -q '^ok 1 - hostile output flood$' "$T/out"
+check "... the TAP stays under 3 MiB ($(wc -c <"$T/out") bytes)" [ "$(wc -c <"$T/out")" -lt 3145728 ]
+check "... the JSON report under 3 MiB ($(wc -c <"$T/flood.json") bytes)" [ "$(wc -c <"$T/flood.json")" -lt 3145728 ]
+check "... which says how many print bytes were dropped" grep -q 'more bytes of print output dropped: the cap is 1024 KiB' "$T/flood.json"
+check "... and how many note bytes" grep -q 'more bytes of notes and failures dropped: the cap is 1024 KiB' "$T/flood.json"
+peak "... and the runner's peak stayed under 64 MiB" "$2" 64
+clean
+
 # ---- F. Smaller ones. ----
 for f in timeout-neg timeout-str skip-true; do
   grun run $F "$SCEN/hostile-$f.lua"
