@@ -61,7 +61,7 @@ scenarios: kernel modules guest runner
 # The 6.1 coverage kernel is built too, for tests/coverage/merge.t (make coverage runs the whole suite on it), and
 # the mm kernels of both generations for tests/kselftests/kselftests.t (make kselftests).
 # The runner's tests run twice, the second time against its ASan/UBSan build; valgrind checks the runner's unit
-# tests and fake-UML runs first.
+# tests and fake-UML runs first. prove --directives prints every SKIP line, so the log says what did not run.
 check: guest runner
 	@$(MAKE) -s kernel modules GEN=6.1 VARIANT=
 	@$(MAKE) -s kernel modules GEN=6.12 VARIANT=
@@ -72,9 +72,9 @@ check: guest runner
 	@$(MAKE) -s -C tests/agent
 	@$(MAKE) -s -C runner SAN=1
 	@$(MAKE) -s -C runner check-valgrind
-	UMLBED_BUILD=$(BUILD) UMLBED_VARIANTS="$(VARIANTS) $(VARIANTS_612)" prove -r tests/
-	UMLBED_BUILD=$(BUILD) UMLBED_KERNEL=$(BUILD)/kernel/full-6.12/obj/linux prove tests/agent/agent.t
-	UMLBED_BUILD=$(BUILD) UMLBED_RUNNER_DIR=$(BUILD)/runner-san prove tests/runner/
+	UMLBED_BUILD=$(BUILD) UMLBED_VARIANTS="$(VARIANTS) $(VARIANTS_612)" prove --directives -r tests/
+	UMLBED_BUILD=$(BUILD) UMLBED_KERNEL=$(BUILD)/kernel/full-6.12/obj/linux prove --directives tests/agent/agent.t
+	UMLBED_BUILD=$(BUILD) UMLBED_RUNNER_DIR=$(BUILD)/runner-san prove --directives tests/runner/
 
 # The kernel's own mm selftests (6.1's selftests/vm, 6.12's selftests/mm with GEN=6.12) in the bed: built static
 # from the same Debian source (tests/kselftests/build.sh), each run in a fresh guest of the mm variant
