@@ -15,19 +15,37 @@
  * Opens NAME in the shared folder from the host without following any symbolic link: the guest's root owns
  * that folder and could plant a link (even replace shared/ by one) that would make the host-side API read or
  * write anywhere the runner can. Resolved beneath the run's root folder, which the guest cannot replace.
+ * Nor does it block on what the guest put there: it opens without waiting (a FIFO's open would wait for a peer
+ * forever) and refuses anything but a regular file, -ESPIPE (-EISDIR for a folder); O_PATH opens are not checked.
  */
 int umb_shared_open(umb_run_vm *svm, const char *name, int flags, mode_t mode) {
   int root = open(svm->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (root < 0) return -errno;
   char rel[300];
   snprintf(rel, sizeof rel, "shared/%s", name);
-  struct open_how how = {.flags = (uint64_t)(flags | O_CLOEXEC),
+  int io = !(flags & O_PATH);
+  struct open_how how = {.flags = (uint64_t)(flags | O_CLOEXEC | (io ? O_NONBLOCK : 0)),
                          .mode = mode,
                          .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
   long fd = syscall(SYS_openat2, root, rel, &how, sizeof how);
   int err = errno;
   close(root);
-  return fd < 0 ? -err : (int)fd;
+  /* ENXIO: a FIFO without a reader or a socket, opened for writing. */
+  if (fd < 0) return err == ENXIO ? -ESPIPE : -err;
+  struct stat st;
+  if (io && (fstat((int)fd, &st) || !S_ISREG(st.st_mode))) {
+    err = S_ISDIR(st.st_mode) ? EISDIR : ESPIPE;
+    close((int)fd);
+    return -err;
+  }
+  return (int)fd;
+}
+
+/* nil, err for a failed open of f: what is not a regular file is said to be so. */
+static int open_failed(lua_State *L, int err, const umb_lfile *f) {
+  if (err == -ESPIPE || err == -EISDIR)
+    return umb_lua_fail(L, err, lua_pushfstring(L, "%s: not a regular file (the guest replaced it)", f->hpath));
+  return umb_lua_fail(L, err, f->hpath);
 }
 
 umb_lfile *umb_lua_push_file(lua_State *L, int vmidx, umb_run_vm *svm, const char *name, uint64_t size) {
@@ -58,7 +76,7 @@ static int file_read(lua_State *L) {
   luaL_argcheck(L, off >= 0, 2, "offset must not be negative");
   luaL_argcheck(L, len >= 0 && len <= (1 << 26), 3, "length between 0 and 64 MiB");
   int fd = umb_shared_open(f->svm, f->name, O_RDONLY, 0);
-  if (fd < 0) return umb_lua_fail(L, fd, f->hpath);
+  if (fd < 0) return open_failed(L, fd, f);
   luaL_Buffer b;
   char *p = luaL_buffinitsize(L, &b, (size_t)len);
   ssize_t n = pread(fd, p, (size_t)len, (off_t)off);
@@ -77,7 +95,7 @@ static int file_write(lua_State *L) {
   const char *d = luaL_checklstring(L, 3, &len);
   luaL_argcheck(L, off >= 0, 2, "offset must not be negative");
   int fd = umb_shared_open(f->svm, f->name, O_WRONLY, 0);
-  if (fd < 0) return umb_lua_fail(L, fd, f->hpath);
+  if (fd < 0) return open_failed(L, fd, f);
   ssize_t n = pwrite(fd, d, len, (off_t)off);
   int err = errno;
   close(fd);
@@ -93,7 +111,7 @@ static int file_truncate(lua_State *L) {
   lua_Integer size = luaL_checkinteger(L, 2);
   luaL_argcheck(L, size >= 0, 2, "size must not be negative");
   int fd = umb_shared_open(f->svm, f->name, O_WRONLY, 0);
-  if (fd < 0) return umb_lua_fail(L, fd, f->hpath);
+  if (fd < 0) return open_failed(L, fd, f);
   int rc = ftruncate(fd, (off_t)size) ? -errno : 0;
   close(fd);
   if (rc) return umb_lua_fail(L, rc, f->hpath);
@@ -107,7 +125,7 @@ static int file_size(lua_State *L) {
   umb_lfile *f = checkfile(L, 1);
   struct stat st;
   int fd = umb_shared_open(f->svm, f->name, O_PATH, 0);
-  if (fd < 0) return umb_lua_fail(L, fd, f->hpath);
+  if (fd < 0) return open_failed(L, fd, f);
   int rc = fstat(fd, &st) ? -errno : 0;
   close(fd);
   if (rc) return umb_lua_fail(L, rc, f->hpath);

@@ -344,12 +344,27 @@ int umb_lua_run(lua_State *L, umb_run_vm *svm, uint64_t pid) {
   return umb_lua_call(L, svm, pid, "run", &b, conv_exec, 0);
 }
 
+/* The largest program vm:install copies: a static test binary is a few MiB; a copy must stay short of any deadline. */
+#define UMB_INSTALL_MAX (64u << 20)
+
 /* Copies host file `host` into the guest's root at absolute path `guest`, mode 0555, making the folders; 0 or -errno.
  * The root is shared with the guest, which may have put symbolic links there: every component is opened without
- * following one, so the copy never lands outside the root. */
+ * following one, so the copy never lands outside the root. The host file must be a regular file (-ESPIPE for a
+ * FIFO, socket or device, -EISDIR for a folder), opened without waiting, of at most UMB_INSTALL_MAX bytes
+ * (-EFBIG). */
 static int install_file(const umb_run_vm *svm, const char *host, const char *guest) {
-  int in = open(host, O_RDONLY | O_CLOEXEC);
-  if (in < 0) return -errno;
+  int in = open(host, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (in < 0) return errno == ENXIO ? -ESPIPE : -errno;
+  struct stat st;
+  int bad = fstat(in, &st)                        ? -errno
+            : S_ISDIR(st.st_mode)                 ? -EISDIR
+            : !S_ISREG(st.st_mode)                ? -ESPIPE
+            : st.st_size > (off_t)UMB_INSTALL_MAX ? -EFBIG
+                                                  : 0;
+  if (bad) {
+    close(in);
+    return bad;
+  }
   int dir = open(svm->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW), rc = 0;
   char comp[4096];
   const char *p = guest + 1;
@@ -380,8 +395,17 @@ static int install_file(const umb_run_vm *svm, const char *host, const char *gue
   }
   char buf[65536];
   ssize_t n;
+  /* The copy's own errors are named (ENOSPC, EIO), not all said to be EIO. */
   while (!rc && (n = read(in, buf, sizeof buf)) != 0) {
-    if (n < 0 || write(out, buf, (size_t)n) != n) rc = -EIO;
+    if (n < 0) {
+      rc = -errno;
+      break;
+    }
+    for (ssize_t done = 0, w; done < n; done += w)
+      if ((w = write(out, buf + done, (size_t)(n - done))) < 0) {
+        rc = -errno;
+        break;
+      }
   }
   if (out >= 0) close(out);
   if (dir >= 0) close(dir);
@@ -402,6 +426,11 @@ static int vm_install(lua_State *L) {
     return luaL_argerror(L, 3, "an absolute guest path without '..', '.' or empty components");
   if (!*base) return luaL_argerror(L, 2, "a file");
   int rc = install_file(svm, host, guest);
+  if (rc == -ESPIPE || rc == -EISDIR)
+    return umb_lua_fail(L, rc, lua_pushfstring(L, "install: %s -> %s: not a regular file", host, guest));
+  if (rc == -EFBIG)
+    return umb_lua_fail(
+        L, rc, lua_pushfstring(L, "install: %s -> %s: larger than %d MiB", host, guest, (int)(UMB_INSTALL_MAX >> 20)));
   if (rc) return umb_lua_fail(L, rc, lua_pushfstring(L, "install: %s -> %s: %s", host, guest, strerror(-rc)));
   lua_pushstring(L, guest);
   return 1;
@@ -410,7 +439,7 @@ static int vm_install(lua_State *L) {
 /* 1 if the ELF file at path asks for no program interpreter (it runs in a guest without a C library), 0 if it does,
  * -errno if it cannot be read or is not a 64-bit ELF file. */
 static int elf_is_static(const char *path) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return -errno;
   Elf64_Ehdr eh;
   int rc = -ENOEXEC;

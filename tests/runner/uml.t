@@ -78,6 +78,17 @@ else
 fi
 rm -rf "$TMPDIR"/umlbed-*
 
+# What is not a regular file (a FIFO or a folder the guest put in a shared file's place, a host FIFO, folder or 2 GiB
+# file given to vm:install) is refused at once, not waited on: bounded by the guard, the verdict says so.
+mkdir -p "$T/notreg"
+mkfifo "$T/notreg/fifo"
+truncate -s 2G "$T/notreg/big"
+UMLBED_NOT_REGULAR=$T/notreg run run $K --timeout "$(scaled 120)" "$SCEN/uml-not-regular.lua"
+check "host file I/O refuses a FIFO, a folder and an oversized install, naming why" \
+  grep -q '^ok 1 - host file I/O refuses what is not a regular file$' "$T/out"
+grep -q '^ok 1' "$T/out" || diag "$T/out"
+rm -rf "$TMPDIR"/umlbed-* "$T/notreg"
+
 # vm:shell: Debian's busybox-static as /bin/sh with its applets; a dynamic or missing busybox is refused by name.
 run run $K "$SCEN/uml-shell.lua"
 check "vm:shell: scripts, pipes, env, cwd and uid with the staged busybox" grep -q '^ok 1 - a staged shell runs scripts$' "$T/out"
