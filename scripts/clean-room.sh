@@ -156,6 +156,13 @@ cleanup() {
 	exit "$rc"
 }
 
+# The commands the root lacked: what dash, bash and perl say when a command is not there, in the output and the
+# logs (a test's own log may be the only place that names it).
+not_found() {
+	grep -rhoaE -e ': [^ :]+: (command )?not found$' -e "Can't exec \"[^\"]+\"" "$log" "$out/logs" 2>/dev/null |
+		sed -E -e 's/^: ([^ :]+): (command )?not found$/\1/' -e "s/^Can't exec \"([^\"]+)\"$/\1/" | sort -u | paste -sd' ' || true
+}
+
 main() {
 	fresh=0 ccache=1 keep_root=0
 	while [ $# -gt 0 ]; do
@@ -234,6 +241,10 @@ main() {
 
 	copy_logs
 	say "exit $rc after $elapsed s; output in $log, logs in $out/logs"
+	if [ "$rc" != 0 ]; then
+		missing=$(not_found)
+		[ -z "$missing" ] || say "commands not found in the root (declare their packages in scripts/deps.sh): $missing"
+	fi
 	# The test runner's closing line, last, where a reader of CI's output looks for it.
 	result=$(grep -a '^Result: ' "$log" | tail -n 1 || true)
 	[ -n "$result" ] && echo "$result"

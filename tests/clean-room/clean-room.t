@@ -10,7 +10,7 @@ if [ "$(id -u)" != 0 ] || [ ! -x "$BUSYBOX" ] || ! git -C "$SRC" rev-parse -q --
   prereq_skip_all "clean-room.sh needs root, $BUSYBOX (busybox-static) and a git checkout"
 fi
 
-echo "1..21"
+echo "1..23"
 export UMLBED_CLEAN_ROOM_CACHE=$T/cache UMLBED_CLEAN_ROOM_OUT=$T/out
 mkdir -p "$T/r/bin" "$T/r/etc" "$T/r/proc" "$T/r/sys" "$T/r/dev" "$T/r/tmp" "$T/r/root" "$T/r/var/cache/apt/archives"
 cp "$BUSYBOX" "$T/r/bin/busybox"
@@ -46,6 +46,13 @@ check "an end: the build folder's reports are copied out" grep -qx report "$T/ou
 check "an end: prove's closing line is the last line" [ "$(tail -n 1 "$T/o1")" = "Result: PASS" ]
 check "an end: no run folder is left" [ "$(runs)" = 0 ]
 check "an end: nothing is left mounted" [ "$(mounted)" = 0 ]
+
+# A command the root does not have: the failure names it, wherever it was said (here, in a log under build/).
+"$CR" --no-ccache -- "mkdir -p /umlbed/build/x; nosuchcmd-umlbed 2>/umlbed/build/x/step.log; exit 127" >"$T/o4" 2>&1
+rc=$?
+check "a missing command: the exit status is the command's (127, got $rc)" [ "$rc" = 127 ]
+check "... and the script names the missing command, found in a log" \
+  grep -q '^clean-room: commands not found in the root (declare their packages in scripts/deps.sh): nosuchcmd-umlbed$' "$T/o4"
 
 # Starts the script on a command that waits forever, in a process group of its own (job control) as a terminal's
 # foreground job would be, and waits until the probe sees the command's process.

@@ -40,7 +40,7 @@ t=0
 ok() { t=$((t + 1)); echo "ok $t - $*"; }
 not_ok() { t=$((t + 1)); echo "not ok $t - $1"; shift; printf '#   %s\n' "$@"; }
 prereq_skip() { t=$((t + 1)); prereq_result "$t" "$*"; }
-diag() { sed 's/^/#   /'; }
+diag() { sed 's/^/#   /' >&2; }
 # checkpatch_clean TREE FILE LABEL: that tree's checkpatch --strict finds no error, warning or check in FILE.
 checkpatch_clean() {
 	local out

@@ -15,7 +15,8 @@ trap 'rm -rf "$T"' EXIT
 n=0
 ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
 check() { desc=$1; shift; if "$@"; then ok 0 "$desc"; else ok 1 "$desc"; fi; }
-diag() { sed 's/^/# /' "$@"; }
+# Diagnostics go to stderr, as Test::More's do: prove shows them next to a failure without --verbose.
+diag() { sed 's/^/# /' "$@" >&2; }
 leftover_dirs() { ls "$TMPDIR" | grep -c '^umlbed-' || true; }
 # Runs the runner, keeping stdout, stderr, exit status and wall time in $T/out, $T/err, $rc, $secs.
 run() {
