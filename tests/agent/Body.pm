@@ -154,7 +154,9 @@ sub run {
     is((okr($a, 'exec segv', $w, 'exec', pct($tp), 'segv'))[0], 'signal:11', 'exec: killed by a signal');
     @e = okr($a, 'exec big', $w, 'exec', pct($tp), 'big', 1100000);
     is(length(unpct($e[1] // '')), 1 << 20, 'exec: output capped at 1 MiB');
-    errr($a, 'ENOENT', 'exec of a missing program', $w, 'exec', pct("$sh/none"));
+    my $miss = errr($a, 'ENOENT', 'exec of a missing program', $w, 'exec', pct("$sh/none"));
+    like($miss->{msg} // '', qr{^execve \Q$sh\E/none: }, 'exec: the message names execve and the path');
+    exec_groups($a, $w, $uml ? '/tmp' : $sh, $tp);
 
     # Concurrency: a request that waits for a file does not hold up another worker, nor PID 1.
     my $go = "$sh/go";
@@ -233,6 +235,52 @@ sub run {
     okr($a, 'PID 1 still answers after all the bad input', 1, 'hello');
     okr($a, 'the worker still answers after all the bad input', $w, 'hello');
     return {worker => $w, sharers => [$c[1]], A => $A, P => $P, file => $f};
+}
+
+# The live processes whose command line holds $s, as [PID, PGRP] pairs, seen from inside (the guest's /proc).
+sub procs {
+    my ($a, $tp, $s) = @_;
+    my @x = okr($a, "probe for $s", 1, 'exec', pct($tp), 'procs', pct($s));
+    return [map { [split / /] } split /\n/, unpct($x[1] // '')];
+}
+
+# When exec and run end (docs/protocol.md, "exec and run"): a process that leaves the program's group and keeps its
+# output open does not hold up the reply, and a timeout leaves no process of the group alive. $d: a folder for the
+# marker files; $w: a worker.
+sub exec_groups {
+    my ($a, $w, $d, $tp) = @_;
+    my $run = sub { my ($name, $verb, @a) = @_; my ($st, $out) = okr($a, $name, $w, $verb, @a); return ($st // '', unpct($out // '')) };
+
+    # The probe sees a program and its child alive in one group; both are then killed.
+    my $ready = "$d/tree-ready";
+    my $id = $a->send($w, 'exec', pct($tp), 'tree', pct($ready));
+    okr($a, 'the program\'s child has started', 1, 'exec', pct($tp), 'waitfile', pct($ready));
+    my $seen = procs($a, $tp, $ready);
+    is(scalar @$seen, 2, 'the probe sees the program and its child alive');
+    ok(@$seen == 2 && $seen->[0][1] == $seen->[1][1], 'both in one process group');
+    okr($a, 'kill their group', 1, 'exec', pct($tp), 'kill', -($seen->[0][1] // 0), 9) if @$seen;
+    my $r = $a->reply($id);
+    is($r && $r->{fields}[0], 'signal:9', 'the program was killed');
+
+    # A 1 ms timeout: whether the kill comes before the program has made its group or after its child exists, the
+    # group dies, and the reply comes once no process of it is alive.
+    my $ready1 = "$d/tree-ready-1ms";
+    is_deeply([$run->('run with a 1 ms timeout', 'run', 1, '-', '-', '-', pct($tp), 'tree', pct($ready1))], ['timeout', ''],
+        'run: TIMEOUT_MS 1 ends in a timeout');
+    is_deeply(procs($a, $tp, $ready1), [], 'no process of the program\'s group is left');
+
+    # No timeout: the program ends while a process that left its group (setsid) holds the output open. The reply
+    # comes with what the pipe held, and says so; the escapee is still alive (it waits for the release file).
+    for my $verb ('run', 'exec') {
+        my $rel = "$d/escape-release-$verb";
+        my @args = $verb eq 'run' ? (0, '-', '-', '-') : ();
+        is_deeply([$run->("$verb of a program whose child escapes its group", $verb, @args, pct($tp), 'escape', pct($rel))],
+            ['exit:0+escaped', "escapee\nleader\n"], "$verb: the program's status and output, marked +escaped");
+        my $esc = procs($a, $tp, $rel);
+        is(scalar @$esc, 1, "$verb: the escapee was not waited for: it is still alive");
+        ok(@$esc == 1 && $esc->[0][0] == $esc->[0][1], "$verb: it leads a group of its own");
+        okr($a, "$verb: release the escapee", 1, 'create', pct($rel), 0);
+    }
 }
 
 # loop with a control file, loopwait and loopstop (docs/protocol.md, "Loop controls"). $d: a folder for the control
@@ -405,7 +453,23 @@ sub bad_input {
         'run: UID sets the user and group');
     is_deeply([$run->('run that times out', 300, '-', '-', '-', pct($tp), 'waitfile', pct("$sh/never"))], ['timeout', ''],
         'run: a program still running at TIMEOUT_MS is killed, status timeout');
-    errr($a, 'ENOENT', 'run in a missing folder', $w, 'run', 0, '-', pct("$sh/nonexistent"), '-', pct($tp), 'pwd');
+    my $nodir = errr($a, 'ENOENT', 'run in a missing folder', $w, 'run', 0, '-', pct("$sh/nonexistent"), '-', pct($tp), 'pwd');
+    like($nodir->{msg} // '', qr{^chdir \Q$sh\E/nonexistent: }, 'run: a bad CWD is reported as chdir CWD');
+    # Root without capabilities cannot drop its groups: the first step of a user change fails, and is named.
+    my ($nocap) = okr($a, 'spawn a worker to drop capabilities', 1, 'spawn');
+    okr($a, 'capdrop', $nocap, 'capdrop');
+    my $uidf = errr($a, 'EPERM', 'run as a user from a worker without capabilities', $nocap, 'run', 0, 65534, '-', '-',
+        pct($tp), 'ids');
+    like($uidf->{msg} // '', qr{^setgroups: }, 'run: a failed user change names its step (setgroups)');
+    okr($a, 'the worker without capabilities exits', $nocap, 'exit');
+    $a->event('exited', $nocap);
+    # TIMEOUT_MS: 0 .. 2^31-1; larger values (2^63 and 2^64-1 once wrapped to a deadline in the past) are refused.
+    for my $t ('2147483648', '9223372036854775808', '18446744073709551615') {
+        my $big = errr($a, 'EINVAL', "run with TIMEOUT_MS $t", $w, 'run', $t, '-', '-', '-', pct($tp), 'echo', 'x');
+        like($big->{msg} // '', qr/TIMEOUT_MS/, "TIMEOUT_MS $t: the message names the field");
+    }
+    is_deeply([$run->('run with the largest TIMEOUT_MS', 2147483647, '-', '-', '-', pct($tp), 'exit', 0)], ['exit:0', ''],
+        'run: TIMEOUT_MS 2^31-1 is accepted');
     raw_err($a, "9050 $w run x - - - /x\n", 9050, 'EINVAL', 'run with a bad TIMEOUT_MS');
     raw_err($a, "9051 $w run 0 4294967295 - - /x\n", 9051, 'EINVAL', 'run with UID -1');
     raw_err($a, "9052 $w run 0 - - noequals /x\n", 9052, 'EINVAL', 'run with an ENV entry without =');

@@ -159,4 +159,31 @@ ok(kill(0, -$pgid), 'the instance\'s process group is there before close');
 $b->close;
 ok(!kill(0, -$pgid), 'no process of the instance is left after close');
 
+# Timeouts under time-travel: guest time stands still while any process can run, so a run's deadline passes only
+# once its program has set up and sleeps, on a host of any speed.
+my ($tt, $tt_ready) = boot('time-travel=inf-cpu');
+SKIP: {
+    skip 'no ready event under time-travel', 13 unless $tt_ready;
+    my ($tw) = Body::okr($tt, 'spawn under time-travel', 1, 'spawn');
+    # The reviewer's case: a child that left the group (setsid) holds the output while the program runs on. The
+    # timeout kills the program's group; the escapee does not keep the reply waiting.
+    my $rel = '/tmp/escape-release';
+    my ($st, $out) = Body::okr($tt, 'run 2000 ms of a program whose child escapes', $tw, 'run', 2000, '-', '-', '-',
+        '/bin/testprog', 'escape', $rel, 'hold');
+    is($st, 'timeout+escaped', 'the timeout ends the run although an escapee holds the output');
+    is(unpct($out // ''), "escapee\nleader\n", 'what the pipe held');
+    my $esc = Body::procs($tt, '/bin/testprog', $rel);
+    ok(@$esc == 1 && $esc->[0][0] == $esc->[0][1], 'the program is dead, the escapee alive in a group of its own')
+        or diag(explain($esc));
+    Body::okr($tt, 'release the escapee', 1, 'create', $rel, 0);
+    # A program whose child has surely started when the deadline passes: the kill reaches both.
+    my $ready = '/tmp/tree-ready';
+    ($st, $out) = Body::okr($tt, 'run 1000 ms of a program with a child', $tw, 'run', 1000, '-', '-', '-', '/bin/testprog',
+        'tree', $ready);
+    is($st, 'timeout', 'its status is timeout');
+    ok($tt->call(1, 'readfile', $ready)->{ok}, 'the child had started before the deadline');
+    is_deeply(Body::procs($tt, '/bin/testprog', $ready), [], 'neither the program nor its child is left');
+}
+$tt->close;
+
 done_testing();

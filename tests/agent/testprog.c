@@ -1,6 +1,8 @@
 /* testprog.c: a small static program that the agent tests run with the exec verb. */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,8 +55,84 @@ static int wait_file(const char *path) {
 }
 
 static int usage(void) {
-  fprintf(stderr, "usage: testprog echo ARG... | exit N | kill PID SIG | waitfile PATH | segv | big N | nfd PID\n");
+  fprintf(stderr,
+          "usage: testprog echo ARG... | exit N | kill PID SIG | waitfile PATH | segv | big N | nfd PID |\n"
+          "       escape RELEASE [hold] | tree READY | procs STRING\n");
   return 2;
+}
+
+/*
+ * A process that leaves the program's process group and keeps its stdout: it calls setsid, says "escapee", and waits
+ * until RELEASE exists. The program itself says "leader" only once the escapee is out of the group (so the agent
+ * never sees the group empty before that), then ends, or with "hold" waits for ever.
+ */
+static int escape(const char *release, bool hold) {
+  int sync[2];
+  if (pipe(sync) < 0) return 3;
+  pid_t pid = fork();
+  if (pid < 0) return 3;
+  if (pid == 0) {
+    close(sync[0]);
+    if (setsid() < 0) _exit(3);
+    printf("escapee\n");
+    fflush(stdout);
+    close(sync[1]);
+    _exit(wait_file(release));
+  }
+  close(sync[1]);
+  char c;
+  while (read(sync[0], &c, 1) < 0 && errno == EINTR)
+    ;
+  printf("leader\n");
+  fflush(stdout);
+  if (hold)
+    for (;;) pause();
+  return 0;
+}
+
+/* A program with a child in its process group: the child creates READY, then both wait for ever. */
+static int tree(const char *ready) {
+  pid_t pid = fork();
+  if (pid < 0) return 3;
+  if (pid == 0) {
+    int fd = open(ready, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) _exit(3);
+    close(fd);
+  }
+  for (;;) pause();
+}
+
+/* Lists the live processes (not zombies, not this one) whose command line holds STRING: "PID PGRP" lines. */
+static int procs(const char *needle) {
+  DIR *d = opendir("/proc");
+  if (!d) return 3;
+  for (struct dirent *e; (e = readdir(d));) {
+    char *end;
+    long pid = strtol(e->d_name, &end, 10);
+    if (*end || pid <= 0 || pid == (long)getpid()) continue;
+    char path[64], buf[4096];
+    snprintf(path, sizeof path, "/proc/%ld/cmdline", pid);
+    FILE *f = fopen(path, "re");
+    if (!f) continue;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    for (size_t i = 0; i < n; i++)
+      if (buf[i] == '\0') buf[i] = ' ';
+    buf[n] = '\0';
+    if (!strstr(buf, needle)) continue;
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    f = fopen(path, "re");
+    if (!f) continue;
+    n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    char *p = strrchr(buf, ')'), state;
+    int pgrp;
+    if (!p || sscanf(p + 1, " %c %*d %d", &state, &pgrp) != 2 || state == 'Z' || state == 'X') continue;
+    printf("%ld %d\n", pid, pgrp);
+  }
+  closedir(d);
+  return 0;
 }
 
 int main(int argc, char **argv) {
@@ -106,6 +184,10 @@ int main(int argc, char **argv) {
     }
     return 0;
   }
+  if (strcmp(cmd, "escape") == 0 && (argc == 3 || (argc == 4 && strcmp(argv[3], "hold") == 0)))
+    return escape(argv[2], argc == 4);
+  if (strcmp(cmd, "tree") == 0 && argc == 3) return tree(argv[2]);
+  if (strcmp(cmd, "procs") == 0 && argc == 3) return procs(argv[2]);
   if (strcmp(cmd, "nfd") == 0 && argc == 3) {
     /* The number of open descriptors of a process: the agent must not leak any. */
     char path[64];
