@@ -27,6 +27,9 @@
 #include "merge.h"
 #include "output.h"
 #include "pack.h"
+#include "describe.h"
+#include "runchild.h"
+#include "runproc.h"
 #include "shard.h"
 #include "scenario.h"
 
@@ -180,8 +183,9 @@ static int plan(char **files, int nfiles, const char *filter) {
   for (int i = 0; i < nfiles; i++) {
     char *name, *err, **combos;
     int n;
-    if (umb_scen_describe(files[i], g.cfg.params, g.cfg.unsafe_lua, g.cfg.lua_memory, g.cfg.timeout_s, &name, &combos,
-                          &n, &err)) {
+    int rc = umb_describe_isolated(files[i], &g.cfg, &name, &combos, &n, &err);
+    if (rc == -EINTR) return -EINTR;
+    if (rc) {
       fprintf(stderr, "umlbed: %s\n", err ? err : files[i]);
       bad = 1;
       if (filter && fnmatch(filter, files[i], 0)) {
@@ -393,24 +397,11 @@ static int parse_jobs(const char *s) {
   return 0;
 }
 
-static void on_scen_done(umb_scen *sc, void *data) {
+static void on_run_done(umb_runproc *p, void *data) {
   job *j = data;
-  const umb_scen_result *res = umb_scen_get_result(sc);
-  j->verdict = res->run->verdict;
-  j->seconds = res->run->seconds;
-  j->diag = res->run->diag ? strdup(res->run->diag) : NULL;
-  j->reason = res->run->reason ? strdup(res->run->reason) : NULL;
-  j->prints = res->prints ? strdup(res->prints) : NULL;
-  j->metrics = res->metrics ? strdup(res->metrics) : NULL;
-  j->dir = res->run->dir ? strdup(res->run->dir) : NULL;
-  j->nboot = res->run->nboot;
-  j->coverage = res->run->coverage ? strdup(res->run->coverage) : NULL;
-  j->cov_written = res->run->cov_written;
-  j->cov_lost = res->run->cov_lost;
-  memcpy(j->boot_ms, res->run->boot_ms, sizeof j->boot_ms);
   j->done = 1;
-  j->sc = NULL;
-  umb_scen_free(sc);
+  j->proc = NULL;
+  umb_runproc_free(p);
   /* Only a run that had the same company from start to end tells what that level costs, and only a lone boot:
    * the vms of a two-node scenario boot side by side and would count their own contention. */
   if (j->cmin == j->cmax && j->verdict == UMB_OK && j->nboot == 1) umb_jobs_sample(&g.jobs_ctl, j->cmin, j->boot_ms[0]);
@@ -433,7 +424,7 @@ static void report(job *j) {
 static void note_concurrency(void) {
   for (int i = 0; i < g.njobs; i++) {
     job *j = &g.jobs[i];
-    if (j->sc == NULL) continue;
+    if (j->proc == NULL) continue;
     if (j->cmin == 0 || g.running < j->cmin) j->cmin = g.running;
     if (g.running > j->cmax) j->cmax = g.running;
   }
@@ -449,12 +440,10 @@ static void start_next(void) {
       report(j);
       continue;
     }
-    umb_scen *sc = umb_scen_new(g.loop, &g.cfg, j->file, j->name, j->combo, on_scen_done, j);
-    if (sc == NULL) abort();
-    j->sc = sc;
+    j->proc = umb_runproc_start(g.loop, &g.cfg, j, on_run_done, j);
+    if (j->proc == NULL) abort();
     g.running++;
     umb_jobs_started(&g.jobs_ctl);
-    umb_scen_start(sc);
   }
   /* Counted once the replacements have started: the instant between a run's end and the next start is no dip. */
   note_concurrency();
@@ -465,36 +454,14 @@ static void start_next(void) {
   }
 }
 
-/* libuv's handlers only reach the loop, which busy Lua code does not return to; this one, installed in front of
- * them, also tells the scenario's deadline hook (umb_stop_signal), and then calls libuv's. */
-static struct sigaction uv_handlers[NSIG];
-
-static void stop_handler(int sig, siginfo_t *si, void *uc) {
-  umb_stop_signal = sig;
-  struct sigaction *h = &uv_handlers[sig];
-  if (h->sa_flags & SA_SIGINFO)
-    h->sa_sigaction(sig, si, uc);
-  else if (h->sa_handler != SIG_DFL && h->sa_handler != SIG_IGN)
-    h->sa_handler(sig);
-}
-
-static void chain_stop_signal(int sig) {
-  struct sigaction sa;
-  if (sigaction(sig, NULL, &uv_handlers[sig])) return;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_sigaction = stop_handler;
-  sa.sa_flags = SA_SIGINFO | (uv_handlers[sig].sa_flags & SA_RESTART);
-  sa.sa_mask = uv_handlers[sig].sa_mask;
-  sigaction(sig, &sa, NULL);
-}
-
 static void on_signal(uv_signal_t *s, int signum) {
   (void)s;
   if (g.interrupted) return;
   g.interrupted = signum;
   fprintf(stderr, "umlbed: %s: stopping %d running scenario(s)\n", strsignal(signum), g.running);
+  /* Each run's process stops its scenario and cleans up; one that cannot is killed (runproc.h). */
   for (int i = 0; i < g.njobs; i++)
-    if (g.jobs[i].sc) umb_scen_interrupt(g.jobs[i].sc);
+    if (g.jobs[i].proc) umb_runproc_signal(g.jobs[i].proc, signum);
   /* With nothing running, nothing else would close the signal handles. */
   if (g.running == 0) start_next();
 }
@@ -597,6 +564,7 @@ int main(int argc, char **argv) {
     return argc < 2 ? 2 : 0;
   }
   const char *cmd = argv[1];
+  if (!strcmp(cmd, "__run")) return umb_runchild_main(argc, argv);
   if (!strcmp(cmd, "bench")) return umb_bench_main(argc, argv);
   if (!strcmp(cmd, "merge")) return umb_merge_main(argc, argv);
   for (int i = 2; i < argc; i++)
@@ -621,6 +589,7 @@ int main(int argc, char **argv) {
   const char *seed_arg = NULL, *steps_arg = NULL, *runs_arg = NULL;
   const char *jobs_arg = getenv("UMLBED_JOBS");
   g.cfg.timeout_s = 60;
+  g.cfg.runner_pid = (int)getpid();
   g.cfg.lua_memory = (size_t)UMB_LUA_MEMORY_DEFAULT_MIB << 20;
   g.cfg.mem = "64M";
   optind = 2;
@@ -839,7 +808,18 @@ int main(int argc, char **argv) {
     status = 2;
     goto out;
   }
+  /* A stop signal while the files load ends the runner at once (the loop's handlers come later). */
+  struct sigaction stop = {.sa_handler = umb_describe_stop_handler};
+  sigemptyset(&stop.sa_mask);
+  sigaction(SIGINT, &stop, NULL);
+  sigaction(SIGTERM, &stop, NULL);
+  sigaction(SIGHUP, &stop, NULL);
   int planned = plan(files, nfiles, filter);
+  if (planned == -EINTR || umb_describe_stopped) {
+    fprintf(stderr, "umlbed: %s while loading the scenario files\n", strsignal(umb_describe_stopped));
+    status = 128 + umb_describe_stopped;
+    goto out;
+  }
   if (!g.shard.n) {
     char err[256];
     if (umb_shard_from_env(&g.shard, err, sizeof err) < 0) {
@@ -971,9 +951,6 @@ int main(int argc, char **argv) {
   /* A closed terminal or a dropped ssh session is a request to stop like SIGTERM. */
   uv_signal_init(g.loop, &g.sighup);
   uv_signal_start(&g.sighup, on_signal, SIGHUP);
-  chain_stop_signal(SIGINT);
-  chain_stop_signal(SIGTERM);
-  chain_stop_signal(SIGHUP);
   printf("TAP version 13\n1..%d\n", g.njobs);
   printf("# kernel %s (generation %s, variant %s)\n", g.cfg.release, g.cfg.generation,
          g.cfg.variant ? g.cfg.variant : "-");

@@ -12,7 +12,7 @@ typedef struct job {
   char *file;
   char *name;
   int combo;
-  umb_scen *sc; /* While it runs. */
+  struct umb_runproc *proc; /* Its run process, while it runs. */
   /* Results, kept after the scenario is freed. */
   umb_verdict verdict;
   double seconds;

@@ -1,5 +1,6 @@
 /* reaper.c: the watchdog that ends a dead runner's UML process groups and removes its run folders. */
 #include "reaper.h"
+#include "link.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -22,19 +23,25 @@
 static int reaper_fd = -1;
 static pid_t reaper_pid;
 
+/* A registration goes to the reaper and, in a run process, to the supervisor too (link.h): the reaper acts when
+ * every process holding its pipe is gone, the supervisor when this run process alone dies or must be killed. */
 static void send_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void send_line(const char *fmt, ...) {
   char line[PATH_MAX + 16];
-  if (reaper_fd < 0) return;
   va_list ap;
   va_start(ap, fmt);
   int n = vsnprintf(line, sizeof line, fmt, ap);
   va_end(ap);
-  if (n <= 0 || (size_t)n >= sizeof line) return;
+  if (n <= 1 || (size_t)n >= sizeof line) return;
   /* One write of less than PIPE_BUF bytes is atomic; the reaper never reads slower than a few lines. */
-  while (write(reaper_fd, line, (size_t)n) < 0 && errno == EINTR) {
-  }
+  if (reaper_fd >= 0)
+    while (write(reaper_fd, line, (size_t)n) < 0 && errno == EINTR) {
+    }
+  umb_link_send("%.*s", n - 1, line);
 }
+
+void umb_reaper_attach(int fd) { reaper_fd = fd; }
+int umb_reaper_fd(void) { return reaper_fd; }
 
 void umb_reaper_add_group(pid_t pgid) {
   if (pgid > 1) send_line("G+ %d\n", (int)pgid);
@@ -129,13 +136,17 @@ static void __attribute__((noreturn)) reaper_main(int fd, pid_t runner_pgid) {
   /* The runner is gone. Anything still registered was live: end it. */
   for (int i = 0; i < ngroups; i++) kill(-groups[i], SIGKILL);
   for (int i = 0; i < ndirs; i++) {
-    /* A process found is killed; look again until none is left (a killed one is gone from the scan once it is a
-     * zombie, and one forked meanwhile is found next time). Bounded by rounds, not by time. */
-    for (int round = 0; round < 10000 && kill_inside(dirs[i], runner_pgid) > 0; round++) {
-    }
+    umb_sweep_dir(dirs[i], runner_pgid);
     umb_rm_tree(dirs[i]);
   }
   _exit(0);
+}
+
+void umb_sweep_dir(const char *dir, pid_t spare_pgid) {
+  /* A process found is killed; look again until none is left (a killed one is gone from the scan once it is a
+   * zombie, and one forked meanwhile is found next time). Bounded by rounds, not by time. */
+  for (int round = 0; round < 10000 && kill_inside(dir, spare_pgid) > 0; round++) {
+  }
 }
 
 int umb_reaper_start(void) {

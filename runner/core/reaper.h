@@ -21,6 +21,14 @@ void umb_reaper_add_dir(const char *dir);
 void umb_reaper_del_dir(const char *dir);
 /* Normal exit: close the pipe with nothing registered and wait for the reaper to end. */
 void umb_reaper_stop(void);
+/* A run process (link.h) registers with its runner's reaper through fd, the pipe it inherited; umb_reaper_fd() is
+ * what a runner passes on (-1: no reaper). */
+void umb_reaper_attach(int fd);
+int umb_reaper_fd(void);
+/* SIGKILLs every process whose working directory is inside dir, and its process group unless that is spare_pgid
+ * or the caller's, until none is left: what the reaper does for a registered folder, for a supervisor whose run
+ * process died. */
+void umb_sweep_dir(const char *dir, pid_t spare_pgid);
 
 /* Removes a folder and everything in it, following no symbolic link. */
 void umb_rm_tree(const char *dir);

@@ -1,5 +1,6 @@
 /* run.c: one run of the engine core: its folder, its UML instances pinned to CPUs, crash and timeout policy, verdict. */
 #include "run.h"
+#include "link.h"
 #include "reaper.h"
 
 #include <errno.h>
@@ -16,11 +17,6 @@
 /* After a fatal console finding, wait this long for the kernel to die before killing it. */
 #define GRACE_MS 1000
 #define EXCERPT_LINES 40
-/* --coverage: how long an instance may take to power off and write its gcov data (times UMLBED_TIMEOUT_SCALE). */
-#define FLUSH_LIMIT_MS 60000
-
-/* Live vms per host CPU, so a new instance goes to the least loaded CPU. */
-static int cpu_load[CPU_SETSIZE];
 
 const char *umb_verdict_name(umb_verdict v) {
   switch (v) {
@@ -137,7 +133,8 @@ static void cov_account(umb_run *r) {
 
 static int make_dirs(umb_run *r) {
   char path[4200];
-  if (snprintf(r->dir, sizeof r->dir, "%s/umlbed-%d-XXXXXX", r->cfg->tmpbase, (int)getpid()) >= (int)sizeof r->dir) {
+  if (snprintf(r->dir, sizeof r->dir, "%s/umlbed-%d-XXXXXX", r->cfg->tmpbase, umb_runner_pid(r->cfg)) >=
+      (int)sizeof r->dir) {
     r->dir[0] = '\0';
     return -ENAMETOOLONG;
   }
@@ -221,7 +218,7 @@ static void after_vms(umb_run *r) {
   cov_account(r);
   for (int i = 0; i < r->nvms; i++) {
     umb_run_vm *v = r->vms[i];
-    if (v->cpu >= 0) cpu_load[v->cpu]--;
+    umb_cpu_put(v->cpu);
     if (v->ops && v->ops->free_user) v->ops->free_user(v->user);
     free(v);
     r->vms[i] = NULL;
@@ -292,7 +289,7 @@ static int cov_flush(umb_run *r) {
   }
   if (r->nflushing == 0) return 0;
   double scale = r->cfg->timeout_scale > 0 ? r->cfg->timeout_scale : 1;
-  uv_timer_start(&r->flush, on_flush_timeout, (uint64_t)(FLUSH_LIMIT_MS * scale), 0);
+  uv_timer_start(&r->flush, on_flush_timeout, (uint64_t)(UMB_RUN_FLUSH_LIMIT_S * 1000 * scale), 0);
   return 1;
 }
 
@@ -338,6 +335,7 @@ void umb_run_finish(umb_run *r, umb_verdict v, const char *fmt, ...) {
   }
   uv_timer_stop(&r->timer);
   uv_timer_stop(&r->grace);
+  umb_link_send("finishing %s", umb_verdict_name(v));
   if (r->ops && r->ops->finishing) r->ops->finishing(r);
   if (!cov_flush(r)) close_vms(r);
 }
@@ -418,6 +416,8 @@ static void on_vm_event(umb_vm *vm, umb_vm_event ev, void *data) {
         if (lpj) {
           r->cfg->lpj->value = lpj;
           r->cfg->lpj->learnt = 1;
+          /* The runner keeps it, for the later runs' boots and its cache. */
+          umb_link_send("lpj %lu", lpj);
         }
       }
       if (ops && ops->ready) ops->ready(v);
@@ -479,15 +479,11 @@ int umb_run_vm_spawn(umb_run *r, const char *mem, const char *cmdline, int time_
     free(v);
     return rc;
   }
-  /* Pin to the least loaded allowed CPU: one instance per CPU makes faults much faster. */
-  cpu_set_t allowed;
-  v->cpu = -1;
-  if (sched_getaffinity(0, sizeof allowed, &allowed) == 0) {
-    for (int c = 0; c < CPU_SETSIZE; c++)
-      if (CPU_ISSET(c, &allowed) && (v->cpu < 0 || cpu_load[c] < cpu_load[v->cpu])) v->cpu = c;
-  }
+  /* Pin to the least loaded allowed CPU (of every run of the runner): one instance per CPU makes faults much
+   * faster. */
+  v->cpu = umb_cpu_take();
   char umid[128];
-  snprintf(umid, sizeof umid, "umlbed-%d-%p-%d", (int)getpid(), (void *)r, v->index);
+  snprintf(umid, sizeof umid, "umlbed-%d-%p-%d", umb_runner_pid(r->cfg), (void *)r, v->index);
   char extra[4096];
   snprintf(extra, sizeof extra, "%s%s%s", r->cfg->cmdline ? r->cfg->cmdline : "", cmdline && r->cfg->cmdline ? " " : "",
            cmdline ? cmdline : "");
@@ -524,10 +520,10 @@ int umb_run_vm_spawn(umb_run *r, const char *mem, const char *cmdline, int time_
   if (rc) {
     /* Nothing started: the folder goes, so that the next spawn can take the same index. */
     umb_rm_tree(v->dir);
+    umb_cpu_put(v->cpu);
     free(v);
     return rc;
   }
-  if (v->cpu >= 0) cpu_load[v->cpu]++;
   r->vms[r->nvms++] = v;
   *out = v;
   return 0;
@@ -536,8 +532,13 @@ int umb_run_vm_spawn(umb_run *r, const char *mem, const char *cmdline, int time_
 void umb_run_set_timeout(umb_run *r, double seconds) {
   r->timeout_s = seconds;
   uv_timer_stop(&r->timer);
-  if (seconds > 0 && !r->finishing) uv_timer_start(&r->timer, on_timeout, (uint64_t)(seconds * 1000), 0);
+  if (r->finishing) return;
+  if (seconds > 0) uv_timer_start(&r->timer, on_timeout, (uint64_t)(seconds * 1000), 0);
+  /* The supervisor kills a run process that is not done a little after this, whatever its code is doing. */
+  umb_link_send("bound %.3f", seconds > 0 ? seconds : 0);
 }
+
+int umb_runner_pid(const umb_config *cfg) { return cfg->runner_pid > 0 ? cfg->runner_pid : (int)getpid(); }
 
 int umb_run_start(umb_run *r, uv_loop_t *loop, const umb_config *cfg, const umb_run_ops *ops, void *user) {
   r->loop = loop;

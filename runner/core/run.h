@@ -44,7 +44,11 @@ typedef struct umb_config {
    * its own, and end with an orderly power-off so that they do (NULL: no coverage, instances are killed). */
   const char *coverage;
   int gcov_strip; /* Components of the kernel's build folder that libgcov drops from each .gcda path. */
+  int runner_pid; /* The runner whose run this is: it names run folders and instances (0: this process). */
 } umb_config;
+
+/* cfg->runner_pid, or this process's PID. */
+int umb_runner_pid(const umb_config *cfg);
 
 typedef struct umb_run umb_run;
 typedef struct umb_run_vm umb_run_vm;
@@ -132,6 +136,10 @@ struct umb_run {
   umb_result result;
 };
 
+/* --coverage: how long the instances may take to power off and write their gcov data at the run's end, in seconds
+ * (times UMLBED_TIMEOUT_SCALE). */
+#define UMB_RUN_FLUSH_LIMIT_S 60
+
 /* What one run's notes and failures (and, in the host, its print output) may add to its report: past it the text is
  * dropped and a mark says how much, so a scenario cannot fill the runner's memory or the reports. */
 #define UMB_RUN_TEXT_MAX (1u << 20)
@@ -139,7 +147,8 @@ struct umb_run {
 /* Prepares r and its folder (with a copy of the agent). On failure (negative errno) the run is already finishing
  * with ERROR and ops->done still comes, from the loop. */
 int umb_run_start(umb_run *r, uv_loop_t *loop, const umb_config *cfg, const umb_run_ops *ops, void *user);
-/* Arms the deadline (seconds; 0: none): when it passes the run ends with TIMEOUT. */
+/* Arms the deadline (seconds; 0: none): when it passes the run ends with TIMEOUT. In a run process the supervisor
+ * is told, and kills the process if the verdict does not come soon after (link.h). */
 void umb_run_set_timeout(umb_run *r, double seconds);
 /* Boots an instance for the run; its events go to ops. Returns 0 or a negative errno (nothing started). */
 int umb_run_vm_spawn(umb_run *r, const char *mem, const char *cmdline, int time_travel, const umb_run_vm_ops *ops,

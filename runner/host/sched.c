@@ -11,6 +11,15 @@
 /* The verdict of a scenario whose run function returned and whose tasks all ended. */
 void umb_host_finish_returned(umb_scen *sc) {
   if (umb_run_check_kernels(&sc->run)) return;
+  /* A C call that Lua could not interrupt (a long string match, blocking I/O) may return after the deadline but
+   * before its timer had a turn of the loop: the run overran, whatever it found. */
+  if (sc->deadline && uv_hrtime() > sc->deadline) {
+    umb_run_finish(&sc->run, UMB_TIMEOUT,
+                   "the scenario's code returned only after its timeout of %.1f s (in a call that Lua cannot "
+                   "interrupt)",
+                   sc->timeout_s);
+    return;
+  }
   /* An error in a task that nobody waited for would otherwise go unseen. */
   int unwaited = 0;
   for (umb_task *t = sc->tasks; t; t = t->next) {

@@ -190,6 +190,90 @@ check "C: SIGINT: no run folder left" [ "$(leftover_dirs)" = 0 ]
 [ "$rc" = 130 ] || show
 clean
 
+# Code stuck where Lua cannot stop it: a C call that does not return (a backtracking string.find, io.read of a
+# silent standard input, io.open of a FIFO nobody writes) or a pcall loop where the deadline hook cannot yield (a
+# sort comparator, a gsub callback, a required module's top level). Each run is a process of its own, which the
+# runner kills a little after the deadline (or a signal), whatever that process is doing.
+STUCK="find stdin fifo sort gsub require"
+nstuck=$(echo $STUCK | wc -w)
+mkfifo "$T/nobody.fifo" "$T/stdin.fifo"
+export HOSTILE_FIFO=$T/nobody.fifo
+# The runner's standard input: a FIFO that this shell holds open for writing and never writes to.
+exec 6<>"$T/stdin.fifo"
+start=$(date +%s.%N)
+timeout -k 5 "$GUARD" "$UMLBED" run $F -j "$nstuck" --timeout 2 "$SCEN/hostile-stuck.lua" <&6 >"$T/out" 2>"$T/err"
+rc=$?
+secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }')
+for how in $STUCK; do
+  check "C: stuck in $how (Lua cannot stop it): TIMEOUT" grep -q "^not ok [0-9]* - hostile stuck \[how=$how\] # TIMEOUT$" "$T/out"
+done
+check "C: ... each at its deadline: not before 2 s, and long before the guard (${secs}s)" within "$secs" 2 "$(scaled 10)"
+check "C: ... the TIMEOUT says the run's process was killed" grep -q 'the runner killed the process' "$T/out"
+check "C: ... exit status 1 (got $rc)" [ "$rc" = 1 ]
+[ "$rc" = 1 ] || show
+clean
+# The same without a timeout, stopped by SIGINT once every run says it is about to get stuck.
+exec 5<>"$fifo"
+UMLBED_READY_FIFO=$fifo "$UMLBED" run $F -j "$nstuck" --timeout 0 "$SCEN/hostile-stuck.lua" <&6 >"$T/out" 2>"$T/err" 5>&- &
+pid=$!
+if timeout "$GUARD" head -n "$nstuck" <&5 >"$T/ready"; then ready=0; else ready=1; fi
+ok $ready "C: SIGINT: all $nstuck stuck runs got ready ($(tr '\n' ' ' <"$T/ready"))"
+check "C: SIGINT: their run folders were there" run_folder $pid
+start=$(date +%s.%N)
+kill -INT $pid
+if timeout "$GUARD" tail -s 0.05 --pid=$pid -f /dev/null; then hung=0; else hung=1; kill -KILL $pid; fi
+wait $pid
+rc=$?
+secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }')
+check "C: SIGINT: the runner ended within 2 s of it (${secs}s)" within "$secs" 0 "$(scaled 2)"
+check "C: SIGINT: exit status 130 (got $rc)" [ "$rc" = 130 ]
+check "C: SIGINT: every stuck run is an ERROR" [ "$(grep -c '^not ok [0-9]* - hostile stuck .* # ERROR$' "$T/out")" = "$nstuck" ]
+check "C: SIGINT: no run folder left" [ "$(leftover_dirs)" = 0 ]
+[ "$rc" = 130 ] || show
+exec 5>&-
+clean
+# umlbed list and run of a file whose top-level code loops in pcall: refused at the load deadline.
+printf '%s\n' '-- hostile-load-pcall.lua: the file'"'"'s own code loops in pcall, where the deadline'"'"'s error is caught.' \
+  'while true do pcall(function() while true do end end) end' \
+  'return { name = "hostile load pcall loop", run = function(t) end }' >"$T/hostile-load-pcall.lua"
+start=$(date +%s.%N)
+timeout -k 5 "$GUARD" "$UMLBED" list --timeout 2 "$T/hostile-load-pcall.lua" >"$T/out" 2>"$T/err"
+rc=$?
+secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }')
+check "C: umlbed list of a file that loops in pcall while loading: exit 2 (got $rc)" [ "$rc" = 2 ]
+check "C: ... naming the file and its load deadline" grep -q 'hostile-load-pcall.lua: loading it took longer than its deadline of 2.0 s' "$T/err"
+check "C: ... at the deadline, long before the guard (${secs}s)" within "$secs" 2 "$(scaled 10)"
+grun run $F --timeout 2 "$T/hostile-load-pcall.lua"
+check "C: umlbed run of it: an ERROR line" grep -q '^not ok 1 - .*hostile-load-pcall.lua # ERROR$' "$T/out"
+[ "$rc" = 1 ] || show
+clean
+# A finalizer that loops in pcall (--unsafe-lua lets a scenario set __gc): the verdict came, the process did not end.
+grun run $F --unsafe-lua --timeout 2 "$SCEN/hostile-gc-pcall.lua"
+check "C: a __gc that loops in pcall after an ok verdict: TIMEOUT" grep -q '^not ok 1 - hostile gc pcall loop # TIMEOUT$' "$T/out"
+check "C: ... saying the verdict was ok and the process did not end" grep -q "the run's verdict was ok, but its process did not end" "$T/out"
+[ "$rc" = 1 ] || show
+clean
+# A C call that returns only after the deadline: the run overran its timeout, so it is TIMEOUT, never ok. The test
+# opens the FIFO once the deadline has certainly passed: 1.5 s after the scenario said it reads, which is after the
+# run started (the deadline counts from there). UMLBED_TIMEOUT_SCALE=30 stretches the runner's kill margin far
+# beyond that, so the call returns before any kill; --timeout itself is not scaled.
+exec 5<>"$fifo"
+UMLBED_TIMEOUT_SCALE=30 UMLBED_READY_FIFO=$fifo "$UMLBED" run $F --timeout 1 "$SCEN/hostile-overrun.lua" >"$T/out" 2>"$T/err" 5>&- &
+pid=$!
+if timeout "$GUARD" head -n 1 <&5 >"$T/ready"; then ready=0; else ready=1; fi
+ok $ready "C: overrun: the scenario reads its FIFO"
+sleep 1.5
+echo data >"$HOSTILE_FIFO"
+if timeout "$GUARD" tail -s 0.05 --pid=$pid -f /dev/null; then hung=0; else hung=1; kill -KILL $pid; fi
+wait $pid
+rc=$?
+check "C: overrun: a call that returned after the deadline is a TIMEOUT" grep -q '^not ok 1 - hostile overrun # TIMEOUT$' "$T/out"
+check "C: ... saying the code returned only after its timeout" grep -q 'returned only after its timeout of 1.0 s' "$T/out"
+[ "$rc" = 1 ] || show
+exec 5>&-
+exec 6>&-
+clean
+
 # ---- D. Reports stay valid on any bytes: invalid UTF-8 is U+00NN; in XML, control bytes are the text \xNN. ----
 grun run $F -j 1 --json "$T/r.json" --junit "$T/r.xml" "$SCEN/hostile-bytes.lua" "$SCEN/hostile-badname.lua"
 check "D: the JSON report parses" python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$T/r.json"

@@ -1,0 +1,272 @@
+/* runchild.c: a run process (umlbed __run): one scenario run, configured by its runner and reporting over its link. */
+#include "runchild.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "link.h"
+#include "reaper.h"
+#include "runrec.h"
+#include "scenario.h"
+
+/* The configuration the runner sent, and what it points to (owned here for the process's life). */
+static struct {
+  umb_config cfg;
+  umb_lpj lpj;
+  char *file, *name;
+  int combo;
+  char **strs; /* Every string the configuration holds, to free at the end. */
+  int nstrs;
+  char **ignore, **params;
+  int nignore, nparams;
+  int ended;
+  uv_signal_t sig[3];
+  umb_scen *sc;
+} c;
+
+static char *keep(const char *v) {
+  char *s = strdup(v);
+  char **n = realloc(c.strs, sizeof(char *) * (size_t)(c.nstrs + 1));
+  if (s == NULL || n == NULL) {
+    free(s);
+    if (n) c.strs = n;
+    return NULL;
+  }
+  c.strs = n;
+  c.strs[c.nstrs++] = s;
+  return s;
+}
+
+/* Adds v to a NULL-terminated list. */
+static int list_add(char ***list, int *n, const char *v) {
+  char *s = keep(v);
+  char **l = s ? realloc(*list, sizeof(char *) * (size_t)(*n + 2)) : NULL;
+  if (l == NULL) return -ENOMEM;
+  l[(*n)++] = s;
+  l[*n] = NULL;
+  *list = l;
+  return 0;
+}
+
+static int num(const char *v, double *out) {
+  char *end;
+  *out = strtod(v, &end);
+  return end == v || *end ? -EINVAL : 0;
+}
+
+/* One line of the configuration record (runproc.c writes it). */
+static int on_cfg_line(void *arg, char *line, size_t len, int toolong) {
+  (void)arg;
+  char *k, *v;
+  size_t vn;
+  if (toolong || umb_rec_parse(line, len, "cfg", &k, &v, &vn) || strlen(v) != vn) return -EINVAL;
+  umb_config *g = &c.cfg;
+  double d = 0;
+  long long i = 0;
+  int rc = 0;
+  if (!strcmp(k, "end")) {
+    c.ended = 1;
+  } else if (!strcmp(k, "kernel")) {
+    rc = (g->kernel = keep(v)) ? 0 : -ENOMEM;
+  } else if (!strcmp(k, "agent")) {
+    rc = (g->agent = keep(v)) ? 0 : -ENOMEM;
+  } else if (!strcmp(k, "tmpbase")) {
+    rc = (g->tmpbase = keep(v)) ? 0 : -ENOMEM;
+  } else if (!strcmp(k, "mem")) {
+    rc = (g->mem = keep(v)) ? 0 : -ENOMEM;
+  } else if (!strcmp(k, "cmdline")) {
+    rc = (g->cmdline = keep(v)) ? 0 : -ENOMEM;
+  } else if (!strcmp(k, "gdb_script")) {
+    rc = (g->gdb_script = keep(v)) ? 0 : -ENOMEM;
+  } else if (!strcmp(k, "variant")) {
+    rc = (g->variant = keep(v)) ? 0 : -ENOMEM;
+  } else if (!strcmp(k, "release")) {
+    rc = (g->release = keep(v)) ? 0 : -ENOMEM;
+  } else if (!strcmp(k, "generation")) {
+    rc = (g->generation = keep(v)) ? 0 : -ENOMEM;
+  } else if (!strcmp(k, "coverage")) {
+    rc = (g->coverage = keep(v)) ? 0 : -ENOMEM;
+  } else if (!strcmp(k, "file")) {
+    rc = (c.file = keep(v)) ? 0 : -ENOMEM;
+  } else if (!strcmp(k, "name")) {
+    rc = (c.name = keep(v)) ? 0 : -ENOMEM;
+  } else if (!strcmp(k, "ignore")) {
+    rc = list_add(&c.ignore, &c.nignore, v);
+  } else if (!strcmp(k, "param")) {
+    rc = list_add(&c.params, &c.nparams, v);
+  } else if (!strcmp(k, "timeout")) {
+    rc = num(v, &g->timeout_s);
+  } else if (!strcmp(k, "timeout_scale")) {
+    rc = num(v, &g->timeout_scale);
+  } else if (!strcmp(k, "lpj")) {
+    /* The runner keeps a calibration: this run uses it, or learns it when it is 0. */
+    rc = num(v, &d);
+    c.lpj.value = (unsigned long)d;
+    g->lpj = &c.lpj;
+  } else if (!umb_rec_int(v, 0, 1LL << 62, &i)) {
+    if (!strcmp(k, "time_travel"))
+      g->time_travel = (int)i;
+    else if (!strcmp(k, "keep"))
+      g->keep = (int)i;
+    else if (!strcmp(k, "timeout_given"))
+      g->timeout_given = (int)i;
+    else if (!strcmp(k, "gdb_interactive"))
+      g->gdb_interactive = (int)i;
+    else if (!strcmp(k, "unsafe_lua"))
+      g->unsafe_lua = (int)i;
+    else if (!strcmp(k, "lua_memory"))
+      g->lua_memory = (size_t)i;
+    else if (!strcmp(k, "gcov_strip"))
+      g->gcov_strip = (int)i;
+    else if (!strcmp(k, "runner_pid"))
+      g->runner_pid = (int)i;
+    else if (!strcmp(k, "combo"))
+      c.combo = (int)i;
+    else
+      rc = -EINVAL;
+  } else {
+    rc = -EINVAL;
+  }
+  return rc;
+}
+
+/* Reads the configuration record up to its end line. The runner sends nothing more unasked, so nothing past it is
+ * read. */
+static int read_config(int fd) {
+  umb_lines l = {.max = 1 << 20};
+  char buf[4096];
+  int rc = 0;
+  while (!c.ended && rc == 0) {
+    ssize_t n = read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      rc = -EPIPE;
+      break;
+    }
+    rc = umb_lines_feed(&l, buf, (size_t)n, on_cfg_line, NULL);
+  }
+  umb_lines_free(&l);
+  if (rc == 0 &&
+      (c.cfg.kernel == NULL || c.cfg.agent == NULL || c.cfg.tmpbase == NULL || c.file == NULL || c.name == NULL))
+    rc = -EINVAL;
+  c.cfg.ignore = (const char *const *)c.ignore;
+  c.cfg.params = (const char *const *)c.params;
+  return rc;
+}
+
+/* The result record, sent whole once the run is done: everything it started is gone by then. */
+static void send_result(const umb_scen_result *res) {
+  const umb_result *r = res->run;
+  umb_buf b = {0};
+  int rc = umb_rec_str(&b, "res", "verdict", umb_verdict_name(r->verdict));
+  if (!rc) rc = umb_rec_num(&b, "res", "seconds", r->seconds);
+  if (!rc) rc = umb_rec_str(&b, "res", "diag", r->diag);
+  if (!rc) rc = umb_rec_str(&b, "res", "reason", r->reason);
+  if (!rc) rc = umb_rec_str(&b, "res", "dir", r->dir);
+  if (!rc) rc = umb_rec_str(&b, "res", "prints", res->prints);
+  if (!rc) rc = umb_rec_str(&b, "res", "metrics", res->metrics);
+  for (int i = 0; i < r->nboot && !rc; i++) rc = umb_rec_num(&b, "res", "boot", r->boot_ms[i]);
+  if (!rc) rc = umb_rec_str(&b, "res", "coverage", r->coverage);
+  if (!rc) rc = umb_rec_num(&b, "res", "cov_written", r->cov_written);
+  if (!rc) rc = umb_rec_num(&b, "res", "cov_lost", r->cov_lost);
+  if (!rc) rc = umb_buf_puts(&b, "res end -\n");
+  if (rc == 0) rc = umb_link_write(b.data, b.len);
+  /* Without its record the runner reports the run as one that ended without a verdict. */
+  if (rc) fprintf(stderr, "umlbed: run process: cannot send the result: %s\n", strerror(-rc));
+  umb_buf_free(&b);
+}
+
+static void on_done(umb_scen *sc, void *data) {
+  (void)data;
+  send_result(umb_scen_get_result(sc));
+  umb_scen_free(sc);
+  c.sc = NULL;
+  for (int i = 0; i < 3; i++) uv_close((uv_handle_t *)&c.sig[i], NULL);
+}
+
+static void on_signal(uv_signal_t *s, int signum) {
+  (void)s;
+  (void)signum;
+  if (c.sc) umb_scen_interrupt(c.sc);
+}
+
+/* libuv's handlers only reach the loop, which busy Lua code does not return to; this one, installed in front of
+ * them, also tells the scenario's deadline hook (umb_stop_signal), and then calls libuv's. */
+static struct sigaction uv_handlers[NSIG];
+
+static void stop_handler(int sig, siginfo_t *si, void *uc) {
+  umb_stop_signal = sig;
+  struct sigaction *h = &uv_handlers[sig];
+  if (h->sa_flags & SA_SIGINFO)
+    h->sa_sigaction(sig, si, uc);
+  else if (h->sa_handler != SIG_DFL && h->sa_handler != SIG_IGN)
+    h->sa_handler(sig);
+}
+
+static void chain_stop_signal(int sig) {
+  struct sigaction sa;
+  if (sigaction(sig, NULL, &uv_handlers[sig])) return;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = stop_handler;
+  sa.sa_flags = SA_SIGINFO | (uv_handlers[sig].sa_flags & SA_RESTART);
+  sa.sa_mask = uv_handlers[sig].sa_mask;
+  sigaction(sig, &sa, NULL);
+}
+
+static void free_config(void) {
+  for (int i = 0; i < c.nstrs; i++) free(c.strs[i]);
+  free(c.strs);
+  free(c.ignore);
+  free(c.params);
+}
+
+int umb_runchild_main(int argc, char **argv) {
+  long long runner = 0, reaper = 0;
+  if (argc != 4 || umb_rec_int(argv[2], 2, 1 << 30, &runner) || umb_rec_int(argv[3], 0, 1, &reaper)) {
+    fprintf(stderr, "umlbed: __run is the runner's own way to start a run process\n");
+    return 2;
+  }
+  /* The runner's death is this process's: its reaper then cleans up what this one started. The check after the
+   * prctl closes the window in which the runner died before it. */
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != (pid_t)runner) return 2;
+  /* The link and the reaper's pipe were given to this process only: not to the kernels it starts. */
+  if (fcntl(UMB_RUN_LINK_FD, F_SETFD, FD_CLOEXEC) < 0) return 2;
+  if (reaper && fcntl(UMB_RUN_REAPER_FD, F_SETFD, FD_CLOEXEC) < 0) return 2;
+  int rc = read_config(UMB_RUN_LINK_FD);
+  if (rc) {
+    fprintf(stderr, "umlbed: run process: bad configuration from the runner: %s\n", strerror(-rc));
+    free_config();
+    return 2;
+  }
+  umb_link_attach(UMB_RUN_LINK_FD);
+  if (reaper) umb_reaper_attach(UMB_RUN_REAPER_FD);
+  /* Orphaned UML helper processes get reparented to this process, so it can reap and account for them. */
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
+  signal(SIGPIPE, SIG_IGN);
+  uv_loop_t *loop = uv_default_loop();
+  static const int stops[3] = {SIGINT, SIGTERM, SIGHUP};
+  for (int i = 0; i < 3; i++) {
+    uv_signal_init(loop, &c.sig[i]);
+    uv_signal_start(&c.sig[i], on_signal, stops[i]);
+    chain_stop_signal(stops[i]);
+  }
+  c.sc = umb_scen_new(loop, &c.cfg, c.file, c.name, c.combo, on_done, NULL);
+  if (c.sc == NULL) {
+    fprintf(stderr, "umlbed: run process: out of memory\n");
+    free_config();
+    return 2;
+  }
+  umb_scen_start(c.sc);
+  uv_run(loop, UV_RUN_DEFAULT);
+  rc = uv_loop_close(loop);
+  if (rc) fprintf(stderr, "umlbed: run process: loop not closed cleanly: %s\n", uv_strerror(rc));
+  free_config();
+  return 0;
+}

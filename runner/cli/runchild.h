@@ -1,0 +1,14 @@
+/* runchild.h: the run process's entry point: one scenario run in a process of its own, under the runner's watch. */
+#ifndef UMLBED_RUNCHILD_H
+#define UMLBED_RUNCHILD_H
+
+/* The descriptors a run process gets from its runner: the link (a socket: the configuration record in, link.h's
+ * lines and the result record out), and the runner's reaper pipe when the runner has one. */
+#define UMB_RUN_LINK_FD 3
+#define UMB_RUN_REAPER_FD 4
+
+/* umlbed __run RUNNER_PID HAS_REAPER: reads the configuration record, runs the scenario run it names, sends the
+ * result record, and exits 0 (2 on a bad start; the runner then reports the run as one without a verdict). */
+int umb_runchild_main(int argc, char **argv);
+
+#endif

@@ -1,0 +1,496 @@
+/* runproc.c: starting a run process, answering its link, bounding it with one timer, and cleaning up after it. */
+#include "runproc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stddef.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "link.h"
+#include "reaper.h"
+#include "runchild.h"
+#include "runrec.h"
+
+/* How often and how long the groups of a killed run process are watched until they are gone. */
+#define GONE_POLL_MS 10
+#define GONE_LIMIT_MS 5000
+
+/* Why the runner killed the run's process, if it did. */
+typedef enum end_why { END_NONE = 0, END_BOUND, END_FINISH, END_STOP } end_why;
+
+struct umb_runproc {
+  uv_loop_t *loop;
+  const umb_config *cfg;
+  job *j;
+  void (*done_cb)(umb_runproc *p, void *data);
+  void *data;
+  uv_process_t proc;
+  uv_pipe_t link;
+  uv_timer_t timer; /* The bound: the deadline, the end after the verdict, or the stop after a signal. */
+  uv_timer_t gone;  /* Watches the groups of a process that died before it released them. */
+  int nhandles;
+  umb_lines lines;
+  char rbuf[65536];
+  /* What the run process registered and has not released: its instances' groups, its folders, its CPUs. */
+  int *groups;
+  int ngroups;
+  char **dirs;
+  int ndirs;
+  int *cpus;
+  int ncpus;
+  int exited, eof, result_done, finishing, stopping, ending;
+  end_why killed;
+  int64_t exit_status;
+  int term_signal;
+  char verdict_seen[16]; /* The verdict a "finishing" line named. */
+  double timeout_s;      /* The last bound the run process gave (0: none). */
+  uint64_t t_start, gone_started;
+  char bad[160]; /* The first line the run process sent that is not the link's; reported if the run goes wrong. */
+};
+
+static double scale(const umb_runproc *p) { return p->cfg->timeout_scale > 0 ? p->cfg->timeout_scale : 1; }
+
+static void on_timer(uv_timer_t *t) {
+  umb_runproc *p = t->data;
+  if (p->exited) return;
+  p->killed = p->stopping ? END_STOP : p->finishing ? END_FINISH : END_BOUND;
+  kill(p->proc.pid, SIGKILL);
+}
+
+/* The run's process must be done within seconds from now (0: no bound). */
+static void arm(umb_runproc *p, double seconds) {
+  uv_timer_stop(&p->timer);
+  if (seconds > 0 && !p->exited) uv_timer_start(&p->timer, on_timer, (uint64_t)(seconds * 1000) + 1, 0);
+}
+
+static void on_closed(uv_handle_t *h) {
+  umb_runproc *p = h->data;
+  if (--p->nhandles == 0 && p->done_cb) p->done_cb(p, p->data);
+}
+
+static void close_all(umb_runproc *p) {
+  uv_close((uv_handle_t *)&p->timer, on_closed);
+  uv_close((uv_handle_t *)&p->gone, on_closed);
+  if (p->proc.data) uv_close((uv_handle_t *)&p->proc, on_closed);
+  if (p->link.data) uv_close((uv_handle_t *)&p->link, on_closed);
+}
+
+static void set_str(char **field, const char *v) {
+  free(*field);
+  *field = v ? strdup(v) : NULL;
+}
+
+/* Adds a line of the runner's own to the run's diagnostics. */
+static void add_diag(job *j, const char *text) {
+  size_t old = j->diag ? strlen(j->diag) : 0, n = strlen(text);
+  char *d = realloc(j->diag, old + n + 2);
+  if (d == NULL) return;
+  if (old && d[old - 1] != '\n') d[old++] = '\n';
+  memcpy(d + old, text, n);
+  d[old + n] = '\n';
+  d[old + n + 1] = '\0';
+  j->diag = d;
+}
+
+/* The run's verdict when its own result did not come whole, or the runner had to kill its process. */
+static void settle(umb_runproc *p) {
+  job *j = p->j;
+  char msg[1024];
+  umb_verdict v;
+  if (!p->result_done) j->seconds = (double)(uv_hrtime() - p->t_start) / 1e9;
+  if (p->killed == END_BOUND) {
+    v = UMB_TIMEOUT;
+    snprintf(msg, sizeof msg,
+             "no verdict %.1f s after the run's timeout of %.1f s, and its process did not answer: its code was stuck "
+             "where Lua cannot stop it (a long C call such as a string match or blocking I/O, or a loop in a "
+             "callback that cannot yield); the runner killed the process",
+             UMB_RUNPROC_MARGIN_S * scale(p), p->timeout_s);
+  } else if (p->killed == END_FINISH && !p->result_done) {
+    v = UMB_TIMEOUT;
+    snprintf(msg, sizeof msg,
+             "the run's verdict was %s, but its process did not end within %.1f s of it (a finalizer or clean-up "
+             "that never returned); the runner killed the process",
+             p->verdict_seen, UMB_RUNPROC_FINISH_S * scale(p));
+  } else if (p->stopping) {
+    v = UMB_ERROR;
+    snprintf(msg, sizeof msg, "interrupted by a signal%s",
+             p->killed == END_STOP ? "; the run's process did not stop in time, and the runner killed it" : "");
+  } else if (!p->result_done) {
+    v = UMB_ERROR;
+    if (p->term_signal)
+      snprintf(msg, sizeof msg, "the run's process died of signal %d (%s) without a verdict", p->term_signal,
+               strsignal(p->term_signal));
+    else
+      snprintf(msg, sizeof msg, "the run's process exited with status %d without a verdict", (int)p->exit_status);
+    if (p->bad[0]) snprintf(msg + strlen(msg), sizeof msg - strlen(msg), " (it sent \"%s\")", p->bad);
+  } else if (!p->killed && (p->exit_status || p->term_signal)) {
+    /* The run's result came, but its process then failed (a sanitizer's or valgrind's finding at exit, a crash in
+     * the runner's own clean-up): a fault of the runner must not pass unseen. */
+    v = UMB_ERROR;
+    snprintf(msg, sizeof msg, "the run's process failed after its verdict (%s %d)",
+             p->term_signal ? "signal" : "exit status", p->term_signal ? p->term_signal : (int)p->exit_status);
+  } else {
+    if (p->killed == END_FINISH)
+      add_diag(j, "note: the run's process did not exit after sending its result; the runner killed it");
+    return;
+  }
+  /* A stop that came after the run's own verdict does not change it. */
+  if (p->stopping && p->result_done && p->killed != END_STOP) return;
+  j->verdict = v;
+  set_str(&j->reason, msg);
+  add_diag(j, msg);
+}
+
+/* The folders the run's process did not release: whatever runs in them is killed; a failed run's is kept. */
+static void sweep_dirs(umb_runproc *p) {
+  int keep = p->cfg->keep || (!p->stopping && p->j->verdict >= UMB_FAILED);
+  for (int i = 0; i < p->ndirs; i++) {
+    umb_sweep_dir(p->dirs[i], getpgrp());
+    if (keep) {
+      char mark[PATH_MAX + 32];
+      snprintf(mark, sizeof mark, "%s/%s", p->dirs[i], UMB_KEPT_MARK);
+      int fd = open(mark, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+      if (fd >= 0) close(fd);
+      if (p->j->dir == NULL) set_str(&p->j->dir, p->dirs[i]);
+    } else {
+      umb_rm_tree(p->dirs[i]);
+    }
+    umb_reaper_del_dir(p->dirs[i]);
+  }
+}
+
+static void end_now(umb_runproc *p) {
+  settle(p);
+  sweep_dirs(p);
+  for (int i = 0; i < p->ngroups; i++) umb_reaper_del_group(p->groups[i]);
+  for (int i = 0; i < p->ncpus; i++) umb_cpu_put_local(p->cpus[i]);
+  p->ncpus = 0;
+  close_all(p);
+}
+
+static int group_alive(int pgid) {
+  /* Its processes are reparented to the runner (a subreaper) once the run's process is gone: reap them. */
+  while (waitpid(-pgid, NULL, WNOHANG) > 0) {
+  }
+  return kill(-pgid, 0) == 0 || errno != ESRCH;
+}
+
+static void on_gone(uv_timer_t *t) {
+  umb_runproc *p = t->data;
+  int alive = 0;
+  for (int i = 0; i < p->ngroups; i++) alive |= group_alive(p->groups[i]);
+  if (alive && uv_now(p->loop) - p->gone_started < GONE_LIMIT_MS) return;
+  if (alive) fprintf(stderr, "umlbed: a killed run's instances survived SIGKILL for %d ms\n", GONE_LIMIT_MS);
+  uv_timer_stop(t);
+  end_now(p);
+}
+
+/* The process has exited and its link is read to the end: whatever it left registered goes now. */
+static void maybe_end(umb_runproc *p) {
+  if (!p->exited || !p->eof || p->ending) return;
+  p->ending = 1;
+  uv_timer_stop(&p->timer);
+  if (p->ngroups == 0) {
+    end_now(p);
+    return;
+  }
+  for (int i = 0; i < p->ngroups; i++) kill(-p->groups[i], SIGKILL);
+  p->gone_started = uv_now(p->loop);
+  uv_timer_start(&p->gone, on_gone, 0, GONE_POLL_MS);
+}
+
+static void on_exit_cb(uv_process_t *h, int64_t status, int sig) {
+  umb_runproc *p = h->data;
+  p->exited = 1;
+  p->exit_status = status;
+  p->term_signal = sig;
+  maybe_end(p);
+}
+
+static void on_written(uv_write_t *w, int status) {
+  (void)status;
+  free(w);
+}
+
+/* Sends text to the run's process; the write request and the bytes are one allocation. */
+static void send_text(umb_runproc *p, const char *text, size_t n) {
+  uv_write_t *w = malloc(sizeof *w + n);
+  if (w == NULL) return;
+  memcpy(w + 1, text, n);
+  uv_buf_t b = uv_buf_init((char *)(w + 1), (unsigned)n);
+  if (uv_write(w, (uv_stream_t *)&p->link, &b, 1, on_written)) free(w);
+}
+
+static int add_int(int **a, int *n, int v) {
+  int *x = realloc(*a, sizeof(int) * (size_t)(*n + 1));
+  if (x == NULL) return -ENOMEM;
+  x[(*n)++] = v;
+  *a = x;
+  return 0;
+}
+
+static void del_int(int *a, int *n, int v) {
+  for (int i = 0; i < *n; i++)
+    if (a[i] == v) {
+      a[i] = a[--*n];
+      return;
+    }
+}
+
+/* A field of the result record. */
+static void on_result(umb_runproc *p, const char *k, const char *v, size_t vn) {
+  job *j = p->j;
+  long long i;
+  if (!strcmp(k, "end")) {
+    p->result_done = 1;
+  } else if (!strcmp(k, "verdict")) {
+    for (int x = UMB_OK; x <= UMB_ERROR; x++)
+      if (!strcmp(v, umb_verdict_name((umb_verdict)x))) j->verdict = (umb_verdict)x;
+  } else if (!strcmp(k, "seconds")) {
+    j->seconds = strtod(v, NULL);
+  } else if (!strcmp(k, "boot")) {
+    if (j->nboot < UMB_RUN_VMS_MAX) j->boot_ms[j->nboot++] = strtod(v, NULL);
+  } else if (!strcmp(k, "cov_written")) {
+    if (!umb_rec_int(v, 0, INT_MAX, &i)) j->cov_written = (int)i;
+  } else if (!strcmp(k, "cov_lost")) {
+    if (!umb_rec_int(v, 0, INT_MAX, &i)) j->cov_lost = (int)i;
+  } else {
+    /* Text fields may hold any bytes but NUL; a NUL ends them, as it did in the runner's own copy. */
+    static const struct {
+      const char *key;
+      size_t off;
+    } texts[] = {{"diag", offsetof(job, diag)},       {"reason", offsetof(job, reason)},
+                 {"dir", offsetof(job, dir)},         {"prints", offsetof(job, prints)},
+                 {"metrics", offsetof(job, metrics)}, {"coverage", offsetof(job, coverage)}};
+    char **field = NULL;
+    (void)vn;
+    for (size_t t = 0; t < sizeof texts / sizeof texts[0]; t++)
+      if (!strcmp(k, texts[t].key)) field = (char **)((char *)j + texts[t].off);
+    if (field) set_str(field, v);
+  }
+}
+
+static int on_line(void *arg, char *line, size_t len, int toolong) {
+  umb_runproc *p = arg;
+  char *k, *v;
+  size_t vn;
+  long long n;
+  double s;
+  if (!toolong && !strncmp(line, "res ", 4) && !umb_rec_parse(line, len, "res", &k, &v, &vn)) {
+    on_result(p, k, v, vn);
+  } else if (!toolong && !strncmp(line, "G+ ", 3) && !umb_rec_int(line + 3, 2, INT_MAX, &n)) {
+    add_int(&p->groups, &p->ngroups, (int)n);
+  } else if (!toolong && !strncmp(line, "G- ", 3) && !umb_rec_int(line + 3, 2, INT_MAX, &n)) {
+    del_int(p->groups, &p->ngroups, (int)n);
+  } else if (!toolong && !strncmp(line, "D+ /", 4)) {
+    char **d = realloc(p->dirs, sizeof(char *) * (size_t)(p->ndirs + 1));
+    if (d && (d[p->ndirs] = strdup(line + 3))) p->ndirs++;
+    if (d) p->dirs = d;
+  } else if (!toolong && !strncmp(line, "D- /", 4)) {
+    for (int i = 0; i < p->ndirs; i++)
+      if (!strcmp(p->dirs[i], line + 3)) {
+        free(p->dirs[i]);
+        p->dirs[i] = p->dirs[--p->ndirs];
+        break;
+      }
+  } else if (!toolong && !strcmp(line, "cpu?")) {
+    int cpu = umb_cpu_take_local();
+    if (cpu >= 0 && add_int(&p->cpus, &p->ncpus, cpu)) {
+      umb_cpu_put_local(cpu);
+      cpu = -1;
+    }
+    char answer[32];
+    send_text(p, answer, (size_t)snprintf(answer, sizeof answer, "cpu %d\n", cpu));
+  } else if (!toolong && !strncmp(line, "cpu- ", 5) && !umb_rec_int(line + 5, 0, INT_MAX, &n)) {
+    int had = p->ncpus;
+    del_int(p->cpus, &p->ncpus, (int)n);
+    if (p->ncpus < had) umb_cpu_put_local((int)n);
+  } else if (!toolong && sscanf(line, "bound %lf", &s) == 1 && s >= 0) {
+    p->timeout_s = s;
+    if (!p->finishing && !p->stopping) arm(p, s > 0 ? s + UMB_RUNPROC_MARGIN_S * scale(p) : 0);
+  } else if (!toolong && !strncmp(line, "finishing ", 10)) {
+    p->finishing = 1;
+    snprintf(p->verdict_seen, sizeof p->verdict_seen, "%s", line + 10);
+    /* --coverage: the instances power off to write their data, within the run's flush limit. */
+    double flush = p->cfg->coverage ? UMB_RUN_FLUSH_LIMIT_S : 0;
+    if (!p->stopping) arm(p, (UMB_RUNPROC_FINISH_S + flush) * scale(p));
+  } else if (!toolong && !strncmp(line, "lpj ", 4) && !umb_rec_int(line + 4, 1, LLONG_MAX, &n)) {
+    if (p->cfg->lpj && p->cfg->lpj->value == 0) {
+      p->cfg->lpj->value = (unsigned long)n;
+      p->cfg->lpj->learnt = 1;
+    }
+  } else if (!p->bad[0]) {
+    snprintf(p->bad, sizeof p->bad, "%.*s%s", (int)(len < 100 ? len : 100), line, len > 100 ? "..." : "");
+  }
+  return 0;
+}
+
+static void on_alloc(uv_handle_t *h, size_t hint, uv_buf_t *buf) {
+  umb_runproc *p = h->data;
+  (void)hint;
+  *buf = uv_buf_init(p->rbuf, sizeof p->rbuf);
+}
+
+static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf) {
+  umb_runproc *p = s->data;
+  if (n > 0 && umb_lines_feed(&p->lines, buf->base, (size_t)n, on_line, p) == 0) return;
+  if (n == 0) return;
+  if (n > 0) fprintf(stderr, "umlbed: out of memory reading a run process's link\n");
+  umb_lines_flush(&p->lines, on_line, p);
+  uv_read_stop(s);
+  p->eof = 1;
+  maybe_end(p);
+}
+
+/* The configuration record: everything the run process needs of cfg, and which run it is. */
+static int config_record(const umb_runproc *p, umb_buf *b) {
+  const umb_config *c = p->cfg;
+  const job *j = p->j;
+  int rc = 0;
+  rc |= umb_rec_str(b, "cfg", "kernel", c->kernel);
+  rc |= umb_rec_str(b, "cfg", "agent", c->agent);
+  rc |= umb_rec_str(b, "cfg", "tmpbase", c->tmpbase);
+  rc |= umb_rec_str(b, "cfg", "mem", c->mem);
+  rc |= umb_rec_str(b, "cfg", "cmdline", c->cmdline);
+  rc |= umb_rec_str(b, "cfg", "gdb_script", c->gdb_script);
+  rc |= umb_rec_str(b, "cfg", "variant", c->variant);
+  rc |= umb_rec_str(b, "cfg", "release", c->release);
+  rc |= umb_rec_str(b, "cfg", "generation", c->generation);
+  rc |= umb_rec_str(b, "cfg", "coverage", c->coverage);
+  for (int i = 0; c->ignore && c->ignore[i]; i++) rc |= umb_rec_str(b, "cfg", "ignore", c->ignore[i]);
+  for (int i = 0; c->params && c->params[i]; i++) rc |= umb_rec_str(b, "cfg", "param", c->params[i]);
+  rc |= umb_rec_num(b, "cfg", "timeout", c->timeout_s);
+  rc |= umb_rec_num(b, "cfg", "timeout_scale", c->timeout_scale);
+  if (c->lpj) rc |= umb_rec_num(b, "cfg", "lpj", (double)c->lpj->value);
+  rc |= umb_rec_num(b, "cfg", "time_travel", c->time_travel);
+  rc |= umb_rec_num(b, "cfg", "keep", c->keep);
+  rc |= umb_rec_num(b, "cfg", "timeout_given", c->timeout_given);
+  rc |= umb_rec_num(b, "cfg", "gdb_interactive", c->gdb_interactive);
+  rc |= umb_rec_num(b, "cfg", "unsafe_lua", c->unsafe_lua);
+  rc |= umb_rec_num(b, "cfg", "lua_memory", (double)c->lua_memory);
+  rc |= umb_rec_num(b, "cfg", "gcov_strip", c->gcov_strip);
+  rc |= umb_rec_num(b, "cfg", "runner_pid", umb_runner_pid(c));
+  rc |= umb_rec_str(b, "cfg", "file", j->file);
+  rc |= umb_rec_str(b, "cfg", "name", j->name);
+  rc |= umb_rec_num(b, "cfg", "combo", j->combo);
+  rc |= umb_buf_puts(b, "cfg end -\n");
+  return rc ? -ENOMEM : 0;
+}
+
+/* The runner's own program, which the run processes are. */
+static const char *self_exe(void) {
+  static char exe[PATH_MAX];
+  if (!exe[0]) {
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = '\0';
+  }
+  return exe;
+}
+
+static int spawn(umb_runproc *p) {
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) return -errno;
+  const char *exe = self_exe();
+  int reaper = umb_reaper_fd();
+  char runner[24];
+  snprintf(runner, sizeof runner, "%d", (int)getpid());
+  char *args[] = {(char *)exe, "__run", runner, reaper >= 0 ? "1" : "0", NULL};
+  uv_stdio_container_t stdio[5] = {
+      {.flags = UV_INHERIT_FD, .data.fd = 0},
+      /* Nothing a run process prints may reach the TAP stream, but for an interactive gdb's own terminal. */
+      {.flags = UV_INHERIT_FD, .data.fd = p->cfg->gdb_interactive ? 1 : 2},
+      {.flags = UV_INHERIT_FD, .data.fd = 2},
+      {.flags = UV_INHERIT_FD, .data.fd = sv[1]},
+      {.flags = UV_INHERIT_FD, .data.fd = reaper},
+  };
+  uv_process_options_t o = {
+      .exit_cb = on_exit_cb,
+      .file = exe,
+      .args = args,
+      .stdio = stdio,
+      .stdio_count = reaper >= 0 ? 5 : 4,
+  };
+  p->proc.data = p;
+  p->nhandles++;
+  int rc = uv_spawn(p->loop, &p->proc, &o);
+  close(sv[1]);
+  if (rc) {
+    close(sv[0]);
+    return rc;
+  }
+  uv_pipe_init(p->loop, &p->link, 0);
+  p->link.data = p;
+  p->nhandles++;
+  if ((rc = uv_pipe_open(&p->link, sv[0])) != 0) {
+    close(sv[0]);
+    return rc;
+  }
+  umb_buf b = {0};
+  if ((rc = config_record(p, &b)) == 0) send_text(p, b.data, b.len);
+  umb_buf_free(&b);
+  if (rc == 0) rc = uv_read_start((uv_stream_t *)&p->link, on_alloc, on_read);
+  return rc;
+}
+
+umb_runproc *umb_runproc_start(uv_loop_t *loop, const umb_config *cfg, job *j,
+                               void (*done_cb)(umb_runproc *p, void *data), void *data) {
+  umb_runproc *p = calloc(1, sizeof *p);
+  if (p == NULL) return NULL;
+  p->loop = loop;
+  p->cfg = cfg;
+  p->j = j;
+  p->done_cb = done_cb;
+  p->data = data;
+  p->lines.max = 64u << 20; /* The result record's longest line: 16 MiB of metrics, percent-encoded. */
+  p->t_start = uv_hrtime();
+  p->timeout_s = cfg->timeout_s;
+  uv_timer_init(loop, &p->timer);
+  uv_timer_init(loop, &p->gone);
+  p->timer.data = p->gone.data = p;
+  p->nhandles = 2;
+  int rc = spawn(p);
+  if (rc) {
+    char msg[256];
+    snprintf(msg, sizeof msg, "cannot start the run's process: %s", uv_strerror(rc));
+    if (p->exited || !p->proc.pid) {
+      /* Nothing runs: the run ends with this error, from the loop. */
+      p->exited = p->eof = p->ending = 1;
+      j->verdict = UMB_ERROR;
+      set_str(&j->reason, msg);
+      add_diag(j, msg);
+      close_all(p);
+    } else {
+      /* It runs, but cannot be talked to: it is ended, and its end reported. */
+      snprintf(p->bad, sizeof p->bad, "%.150s", msg);
+      kill(p->proc.pid, SIGKILL);
+      p->eof = 1;
+    }
+    return p;
+  }
+  /* Loading the file is bounded by the default timeout until the run process says what the scenario's is. */
+  arm(p, cfg->timeout_s > 0 ? cfg->timeout_s + UMB_RUNPROC_MARGIN_S * scale(p) : 0);
+  return p;
+}
+
+void umb_runproc_signal(umb_runproc *p, int sig) {
+  if (p->stopping || p->ending) return;
+  p->stopping = 1;
+  if (!p->exited) kill(p->proc.pid, sig);
+  arm(p, UMB_RUNPROC_STOP_S * scale(p));
+}
+
+void umb_runproc_free(umb_runproc *p) {
+  umb_lines_free(&p->lines);
+  for (int i = 0; i < p->ndirs; i++) free(p->dirs[i]);
+  free(p->dirs);
+  free(p->groups);
+  free(p->cpus);
+  free(p);
+}

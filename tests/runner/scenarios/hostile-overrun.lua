@@ -1,0 +1,14 @@
+-- hostile-overrun.lua: a C call (a FIFO read) that returns only after the deadline: the run is TIMEOUT, never ok.
+return {
+  name = "hostile overrun",
+  run = function(t)
+    local fifo = assert(os.getenv("UMLBED_READY_FIFO"))
+    local w = assert(io.open(fifo, "w"))
+    assert(w:write("reading\n"))
+    w:close()
+    -- Blocks in open() until the test opens the FIFO for writing, which it does once the deadline has passed.
+    local r = assert(io.open(assert(os.getenv("HOSTILE_FIFO")), "r"))
+    r:read("a")
+    r:close()
+  end,
+}
