@@ -78,6 +78,16 @@ else
   prereq_skip "no tests/agent testprog (make -C tests/agent)"
 fi
 rm -rf "$TMPDIR"/umlbed-*
+# vm:run's timeout with a child that left the program's process group (setsid) and holds its output.
+if [ -x "$BUILD/tests/agent/testprog" ]; then
+  UMLBED_TESTPROG=$BUILD/tests/agent/testprog run run $K --timeout "$(scaled 120)" "$SCEN/uml-run-escape.lua"
+  check "vm:run: the timeout bounds a run whose child left the process group" \
+    grep -q '^ok 1 - run: the timeout bounds a program with an escaped child$' "$T/out"
+  grep -q '^ok 1' "$T/out" || diag "$T/out"
+else
+  prereq_skip "no tests/agent testprog (make -C tests/agent)"
+fi
+rm -rf "$TMPDIR"/umlbed-*
 
 # What is not a regular file (a FIFO or a folder the guest put in a shared file's place, a host FIFO, folder or 2 GiB
 # file given to vm:install) is refused at once, not waited on: bounded by the guard, the verdict says so.
