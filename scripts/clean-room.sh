@@ -227,8 +227,10 @@ main() {
 	t0=$(date +%s)
 	# Job control puts the namespace in a process group of its own: a Ctrl-C reaches this script, which then kills the
 	# whole namespace, and the command inherits no ignored SIGINT.
+	# The command starts with every signal at its default, as on a fresh machine: ignored ones are inherited, and a
+	# shell cannot trap a signal that was ignored when it started (a caller under nohup or in a background job).
 	set -m
-	setpriv --pdeathsig KILL \
+	setpriv --pdeathsig KILL env --default-signal \
 		unshare --mount --pid --fork --kill-child --propagation private \
 		"$self" --inner "$root" "$ccache_dir" "$cache/debs" "$cmd" > >(tee -a "$log") 2>&1 &
 	child=$!

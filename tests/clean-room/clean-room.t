@@ -58,7 +58,9 @@ check "... and the script names the missing command, found in a log" \
 # foreground job would be, and waits until the probe sees the command's process.
 start_waiting() {
   set -m
-  "$CR" --no-ccache -- "sleep 3001 & sleep 3002" >"$T/o2" 2>&1 &
+  # With the stop signals at their defaults, as a terminal's job has them, whatever this test inherited: a script
+  # cannot trap a signal that was ignored when it started.
+  env --default-signal "$CR" --no-ccache -- "sleep 3001 & sleep 3002" >"$T/o2" 2>&1 &
   crpid=$!
   set +m
   local guard=$(($(date +%s) + $(scaled 60)))
