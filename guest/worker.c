@@ -1,5 +1,5 @@
 /* worker.c: the verbs of the protocol, executed in a worker process (or in the agent's hidden helper for PID 1). */
-#include "agent.h"
+#include "worker.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -45,59 +45,39 @@ struct loopctl {
 
 bool umb_time_travel;
 
-/* What the command loop of one worker process knows about itself. */
-struct wctx {
-  int chan;
-  enum umb_role role;
-  uintptr_t ps;
-};
-
-/* One request being executed: its fields, the reply fields built so far, and an error context. */
-struct req {
-  struct wctx *w;
-  umb_field *arg;
-  size_t narg;
-  umb_buf *out;  /* Reply fields, each preceded by a space. */
-  char ctx[160]; /* What failed, for the error message ("open /shared/f"). */
-  int after;     /* What to do once the reply is sent (AFTER_*). */
-  int exit_code;
-};
-
-enum { AFTER_NOTHING, AFTER_EXIT, AFTER_CHILD };
-
 /* ---- argument helpers ---- */
 
-static int bad(struct req *r, const char *what) {
+int bad(struct req *r, const char *what) {
   snprintf(r->ctx, sizeof r->ctx, "bad %s", what);
   return -EINVAL;
 }
 
-static int arg_u64(struct req *r, size_t i, const char *what, uint64_t *v) {
+int arg_u64(struct req *r, size_t i, const char *what, uint64_t *v) {
   if (umb_field_num(r->arg[i], v) < 0) return bad(r, what);
   return 0;
 }
 
-static int arg_off(struct req *r, size_t i, const char *what, off_t *v) {
+int arg_off(struct req *r, size_t i, const char *what, off_t *v) {
   uint64_t x;
   if (umb_field_num(r->arg[i], &x) < 0 || x > (uint64_t)INT64_MAX) return bad(r, what);
   *v = (off_t)x;
   return 0;
 }
 
-static int arg_str(struct req *r, size_t i, const char *what, char **s) {
+int arg_str(struct req *r, size_t i, const char *what, char **s) {
   int e = umb_pct_decode_str(r->arg[i], s);
   if (e == -EINVAL) return bad(r, what);
   return e;
 }
 
-static int arg_data(struct req *r, size_t i, umb_buf *b) {
+int arg_data(struct req *r, size_t i, umb_buf *b) {
   int e = umb_pct_decode_buf(r->arg[i].p, r->arg[i].n, b);
   if (e == -EINVAL) return bad(r, "DATA");
   return e;
 }
 
 /* A user address range [addr, addr + len) that does not wrap. */
-static int arg_range(struct req *r, size_t i, uintptr_t *addr, uint64_t *len) {
+int arg_range(struct req *r, size_t i, uintptr_t *addr, uint64_t *len) {
   uint64_t a;
   int e = arg_u64(r, i, "ADDR", &a);
   if (e == 0) e = arg_u64(r, i + 1, "LEN", len);
@@ -106,7 +86,7 @@ static int arg_range(struct req *r, size_t i, uintptr_t *addr, uint64_t *len) {
   return e;
 }
 
-static int arg_rw(struct req *r, size_t i, bool *write) {
+int arg_rw(struct req *r, size_t i, bool *write) {
   if (umb_field_eq(r->arg[i], "r"))
     *write = false;
   else if (umb_field_eq(r->arg[i], "w"))
@@ -116,12 +96,12 @@ static int arg_rw(struct req *r, size_t i, bool *write) {
   return 0;
 }
 
-static int fail(struct req *r, int err, const char *fmt, const char *s) {
+int fail(struct req *r, int err, const char *fmt, const char *s) {
   snprintf(r->ctx, sizeof r->ctx, fmt, s);
   return -err;
 }
 
-static int open_path(struct req *r, const char *path, int flags) {
+int open_path(struct req *r, const char *path, int flags) {
   int fd = open(path, flags | O_CLOEXEC | O_NOCTTY);
   if (fd < 0) return fail(r, errno, "open %s", path);
   return fd;
@@ -149,7 +129,7 @@ static void on_fault(int sig, siginfo_t *si, void *uc) {
   siglongjmp(fault_jmp, 1);
 }
 
-static void install_fault_handlers(void) {
+void install_fault_handlers(void) {
   static char altstack[64 * 1024];
   stack_t ss = {.ss_sp = altstack, .ss_size = sizeof altstack};
   sigaltstack(&ss, NULL);
@@ -240,7 +220,7 @@ static int guarded(struct req *r, int op, uintptr_t a, uint64_t len, bool write,
 
 /* ---- verbs ---- */
 
-static int v_hello(struct req *r) {
+int v_hello(struct req *r) {
   struct utsname u;
   uname(&u);
   int e = umb_buf_printf(r->out, " %d %lu ", UMB_PROTOCOL_VERSION, (unsigned long)r->w->ps);
@@ -322,9 +302,9 @@ static int do_fork(struct req *r, uint64_t n) {
   return 0;
 }
 
-static int v_spawn(struct req *r) { return do_fork(r, 1); }
+int v_spawn(struct req *r) { return do_fork(r, 1); }
 
-static int v_fork(struct req *r) {
+int v_fork(struct req *r) {
   uint64_t n;
   int e = arg_u64(r, 0, "N", &n);
   if (e) return e;
@@ -332,7 +312,7 @@ static int v_fork(struct req *r) {
   return do_fork(r, n);
 }
 
-static int v_exit(struct req *r) {
+int v_exit(struct req *r) {
   uint64_t code = 0;
   if (r->narg > 0) {
     int e = arg_u64(r, 0, "CODE", &code);
@@ -344,7 +324,7 @@ static int v_exit(struct req *r) {
   return 0;
 }
 
-static int v_create(struct req *r) {
+int v_create(struct req *r) {
   char *path;
   off_t size;
   int e = arg_off(r, 1, "SIZE", &size);
@@ -360,7 +340,7 @@ static int v_create(struct req *r) {
   return e;
 }
 
-static int v_pread(struct req *r) {
+int v_pread(struct req *r) {
   char *path;
   off_t off;
   uint64_t len;
@@ -390,7 +370,7 @@ out:
   return e;
 }
 
-static int v_pwrite(struct req *r) {
+int v_pwrite(struct req *r) {
   char *path;
   off_t off;
   umb_buf data = {0};
@@ -421,7 +401,7 @@ out_data:
   return e;
 }
 
-static int v_fsync(struct req *r) {
+int v_fsync(struct req *r) {
   char *path;
   int e = arg_str(r, 0, "PATH", &path);
   if (e) return e;
@@ -435,7 +415,7 @@ static int v_fsync(struct req *r) {
   return e;
 }
 
-static int v_unlink(struct req *r) {
+int v_unlink(struct req *r) {
   char *path;
   int e = arg_str(r, 0, "PATH", &path);
   if (e) return e;
@@ -444,7 +424,7 @@ static int v_unlink(struct req *r) {
   return e;
 }
 
-static int v_mmap(struct req *r) {
+int v_mmap(struct req *r) {
   char *path;
   off_t off;
   uint64_t len, addr = 0;
@@ -491,7 +471,7 @@ static int v_mmap(struct req *r) {
   return e;
 }
 
-static int v_munmap(struct req *r) {
+int v_munmap(struct req *r) {
   uintptr_t a;
   uint64_t len;
   int e = arg_range(r, 0, &a, &len);
@@ -500,7 +480,7 @@ static int v_munmap(struct req *r) {
   return 0;
 }
 
-static int v_msync(struct req *r) {
+int v_msync(struct req *r) {
   uintptr_t a;
   uint64_t len;
   int e = arg_range(r, 0, &a, &len);
@@ -509,7 +489,7 @@ static int v_msync(struct req *r) {
   return 0;
 }
 
-static int v_touch(struct req *r) {
+int v_touch(struct req *r) {
   uintptr_t a;
   uint64_t len;
   bool write;
@@ -539,7 +519,7 @@ static int map_loopctl(struct req *r, size_t i, struct loopctl **ctl) {
   return 0;
 }
 
-static int v_loop(struct req *r) {
+int v_loop(struct req *r) {
   uintptr_t a;
   uint64_t len, count, done = 0;
   bool write;
@@ -561,7 +541,7 @@ static int v_loop(struct req *r) {
 }
 
 /* Waits until N loops on CTL have started or ended unstarted; replies how many of each. */
-static int v_loopwait(struct req *r) {
+int v_loopwait(struct req *r) {
   struct loopctl *ctl;
   uint64_t n;
   int e = arg_u64(r, 1, "N", &n);
@@ -580,7 +560,7 @@ static int v_loopwait(struct req *r) {
 }
 
 /* Sets the stop word of CTL: every loop on it returns after its current pass. */
-static int v_loopstop(struct req *r) {
+int v_loopstop(struct req *r) {
   struct loopctl *ctl;
   int e = map_loopctl(r, 0, &ctl);
   if (e) return e;
@@ -590,7 +570,7 @@ static int v_loopstop(struct req *r) {
   return e;
 }
 
-static int v_faults(struct req *r) {
+int v_faults(struct req *r) {
   uintptr_t a;
   uint64_t len;
   bool write;
@@ -622,7 +602,7 @@ static int v_faults(struct req *r) {
                         ns > 0 ? ns : 0);
 }
 
-static int v_peek(struct req *r) {
+int v_peek(struct req *r) {
   uintptr_t a;
   uint64_t len;
   int e = arg_range(r, 0, &a, &len);
@@ -636,7 +616,7 @@ static int v_peek(struct req *r) {
   return e;
 }
 
-static int v_poke(struct req *r) {
+int v_poke(struct req *r) {
   uint64_t a;
   umb_buf data = {0};
   int e = arg_u64(r, 0, "ADDR", &a);
@@ -687,7 +667,7 @@ static int pages_args(struct req *r, uintptr_t *a, uint64_t *npages, uint64_t ma
   return 0;
 }
 
-static int v_pages(struct req *r) {
+int v_pages(struct req *r) {
   uintptr_t a;
   uint64_t npages;
   int e = pages_args(r, &a, &npages, UMB_PAGES_MAX);
@@ -712,7 +692,7 @@ static int v_pages(struct req *r) {
   return e;
 }
 
-static int v_pagemap(struct req *r) {
+int v_pagemap(struct req *r) {
   uintptr_t a;
   uint64_t npages;
   int e = pages_args(r, &a, &npages, UMB_PAGEMAP_MAX);
@@ -742,7 +722,7 @@ static int add_mincore(struct req *r, void *p, uint64_t len, const char *what) {
   return e;
 }
 
-static int v_mincore(struct req *r) {
+int v_mincore(struct req *r) {
   uintptr_t a;
   uint64_t len;
   int e = arg_range(r, 0, &a, &len);
@@ -750,7 +730,7 @@ static int v_mincore(struct req *r) {
   return add_mincore(r, (void *)a, len, "range");
 }
 
-static int v_fmincore(struct req *r) {
+int v_fmincore(struct req *r) {
   char *path;
   off_t off;
   uint64_t len;
@@ -800,7 +780,7 @@ static int slurp(struct req *r, const char *path, size_t max, umb_buf *b) {
   return e;
 }
 
-static int v_readfile(struct req *r) {
+int v_readfile(struct req *r) {
   char *path;
   uint64_t max = UMB_DATA_MAX;
   int e = r->narg > 1 ? arg_u64(r, 1, "MAX", &max) : 0;
@@ -834,7 +814,7 @@ static int writefile(struct req *r, const char *path, umb_field data) {
   return e;
 }
 
-static int v_writefile(struct req *r) {
+int v_writefile(struct req *r) {
   char *path;
   int e = arg_str(r, 0, "PATH", &path);
   if (e) return e;
@@ -843,9 +823,9 @@ static int v_writefile(struct req *r) {
   return e;
 }
 
-static int v_trigger(struct req *r) { return writefile(r, TRIGGER_PATH, r->arg[0]); }
+int v_trigger(struct req *r) { return writefile(r, TRIGGER_PATH, r->arg[0]); }
 
-static int v_stats(struct req *r) {
+int v_stats(struct req *r) {
   umb_buf b = {0};
   int e = slurp(r, STATS_PATH, UMB_DATA_MAX, &b);
   char *s = umb_bytes(&b), *end = s + b.len;
@@ -870,7 +850,7 @@ static int v_stats(struct req *r) {
   return e;
 }
 
-static int v_setuid(struct req *r) {
+int v_setuid(struct req *r) {
   uint64_t uid;
   int e = arg_u64(r, 0, "UID", &uid);
   if (e) return e;
@@ -882,7 +862,7 @@ static int v_setuid(struct req *r) {
 }
 
 /* Root without capabilities: the worker keeps uid 0 (so it may open root's 0200 files) but capable() fails. */
-static int v_capdrop(struct req *r) {
+int v_capdrop(struct req *r) {
   struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
   struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
   memset(d, 0, sizeof d);
@@ -890,7 +870,7 @@ static int v_capdrop(struct req *r) {
   return 0;
 }
 
-static int v_insmod(struct req *r) {
+int v_insmod(struct req *r) {
   char *path, *params = NULL;
   int e = arg_str(r, 0, "PATH", &path);
   if (e) return e;
@@ -910,7 +890,7 @@ static int v_insmod(struct req *r) {
   return e;
 }
 
-static int v_rmmod(struct req *r) {
+int v_rmmod(struct req *r) {
   char *name;
   int e = arg_str(r, 0, "NAME", &name);
   if (e) return e;
@@ -1213,11 +1193,11 @@ static int exec_common(struct req *r, size_t first, const struct exec_opts *o, u
   return e;
 }
 
-static int v_exec(struct req *r) { return exec_common(r, 0, NULL, 0); }
+int v_exec(struct req *r) { return exec_common(r, 0, NULL, 0); }
 
 /* run TIMEOUT_MS UID CWD ENV PATH [ARG...]: exec with options; "-" leaves UID, CWD or ENV as exec has them. ENV is
  * newline-separated NAME=VALUE entries added to exec's PATH and HOME (an entry of the same name replaces them). */
-static int v_run(struct req *r) {
+int v_run(struct req *r) {
   uint64_t timeout_ms, uid;
   struct exec_opts o = {NULL, NULL, -1};
   char *cwd = NULL, *env = NULL;
@@ -1259,7 +1239,7 @@ static int v_run(struct req *r) {
   return e;
 }
 
-static int v_klog(struct req *r) {
+int v_klog(struct req *r) {
   int size = klogctl(10 /* SYSLOG_ACTION_SIZE_BUFFER */, NULL, 0);
   if (size < 0) return fail(r, errno, "%s", "klogctl");
   if ((size_t)size > UMB_DATA_MAX) size = (int)UMB_DATA_MAX;
@@ -1275,7 +1255,7 @@ static int v_klog(struct req *r) {
   return e;
 }
 
-static int v_poweroff(struct req *r) {
+int v_poweroff(struct req *r) {
   (void)r;
   /* PID 1 powers off once it has sent this reply. */
   sync();
