@@ -46,6 +46,11 @@ int fail(struct req *r, int err, const char *fmt, const char *s);
 /* Opens path close-on-exec without taking a controlling tty; a failure is "open PATH" with its errno. */
 int open_path(struct req *r, const char *path, int flags);
 
+/* Reads a whole file (at most max bytes) into b, non-blocking (verb_file.c; stats reads its file with it too). */
+int slurp(struct req *r, const char *path, size_t max, umb_buf *b);
+/* One write() of the decoded data to path, replying what it returned (verb_file.c; trigger writes with it too). */
+int writefile(struct req *r, const char *path, umb_field data);
+
 /* Catches SIGSEGV and SIGBUS on an alternate stack, for the guarded memory accesses (verb_memory.c). */
 void install_fault_handlers(void);
 
