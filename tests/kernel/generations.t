@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# generations.t: the kernel generation files (uml-kernel/generations/) are complete and agree with the variants, the series and the built kernels' variant.info.
+#
+# Everything that names a generation reads these files, so a wrong one breaks the build or a test far from here:
+# this checks each file's keys, that the folders and files it names exist, that the variants it names are of it
+# and carry its suffix, and that each built kernel of those variants says which generation and base it is.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=${UMLBED_BUILD:-${BUILD:-$top/build}}
+gen_sh=$top/uml-kernel/generation.sh
+. "$top/tests/lib/strict.sh"
+
+t=0
+check() {
+	local desc=$1
+	shift
+	t=$((t + 1))
+	if "$@"; then echo "ok $t - $desc"; else echo "not ok $t - $desc"; fi
+}
+keys=(version source tarball selftests config series fixes broken suffix variants mm coverage mutants kselftests
+	kselftests-patches)
+
+mapfile -t gens < <("$gen_sh" list)
+check "generation.sh lists the generations (${gens[*]})" [ ${#gens[@]} -gt 0 ]
+default=$("$gen_sh" default)
+check "default names a listed generation ($default)" [ -n "$default" -a -f "$top/uml-kernel/generations/$default" ]
+
+# every_variant GEN SUFFIX NAME...: each NAME is a variant file of generation GEN ending in SUFFIX.
+every_variant() {
+	local g=$1 suffix=$2 v
+	shift 2
+	[ $# -gt 0 ] || return 1
+	for v; do
+		[ -f "$top/uml-kernel/variants/$v" ] || { echo "# $v: no uml-kernel/variants/$v"; return 1; }
+		[ "$("$gen_sh" of "$v")" = "$g" ] || { echo "# $v: its file names generation $("$gen_sh" of "$v")"; return 1; }
+		[ "${v%"$suffix"}$suffix" = "$v" ] || { echo "# $v: does not end in '$suffix'"; return 1; }
+	done
+}
+# has_patches DIR: DIR holds at least one patch.
+has_patches() { compgen -G "$1/*.patch" >/dev/null; }
+has_word() {
+	local w=$1
+	shift
+	[[ " $* " == *" $w "* ]]
+}
+
+declare -A seen_suffix
+for g in "${gens[@]}"; do
+	f=$top/uml-kernel/generations/$g
+	check "$g: the file starts with a comment line saying what it is for" grep -q '^# .' <(head -n 1 "$f")
+	missing=()
+	for k in "${keys[@]}"; do "$gen_sh" get "$g" "$k" >/dev/null 2>&1 || missing+=("$k"); done
+	check "$g: has every key${missing:+ (missing: ${missing[*]})}" [ ${#missing[@]} = 0 ]
+	get() { "$gen_sh" get "$g" "$1" 2>/dev/null; }
+	check "$g: version is MAJOR.MINOR ($(get version))" grep -qE '^[0-9]+\.[0-9]+$' <<<"$(get version)"
+	check "$g: the tarball is the source package's ($(get tarball))" \
+		[ "$(basename "$(get tarball)")" = "$(get source).tar.xz" ]
+	check "$g: selftests is vm or mm ($(get selftests))" grep -qxE 'vm|mm' <<<"$(get selftests)"
+	c=$(get config)
+	check "$g: config is none or a fragment of uml-kernel/config/ ($c)" \
+		[ "$c" = none -o \( -n "$c" -a -f "$top/uml-kernel/config/$c" \) ]
+	check "$g: the series folder has a series file ($(get series))" [ -f "$top/$(get series)/series" ]
+	check "$g: the fixes folder has the UML fixes ($(get fixes))" has_patches "$top/$(get fixes)"
+	check "$g: the broken folder has the mutants' bugs ($(get broken))" has_patches "$top/$(get broken)"
+	check "$g: the kselftests table exists ($(get kselftests))" [ -f "$top/$(get kselftests)" ]
+	suffix=$(get suffix)
+	if [ "$g" = "$default" ]; then
+		check "$g: the default generation's variant names have no suffix" [ -z "$suffix" ]
+	else
+		check "$g: a generation that is not the default has a suffix ($suffix)" [ -n "$suffix" ]
+	fi
+	check "$g: no other generation has the suffix '$suffix'" [ -z "${seen_suffix[x$suffix]:-}" ]
+	seen_suffix[x$suffix]=$g
+	# shellcheck disable=SC2046 # The keys' values are lists of variant names.
+	{
+		check "$g: its variants are its own ($(get variants))" every_variant "$g" "$suffix" $(get variants)
+		check "$g: its mm variant is its own ($(get mm))" every_variant "$g" "$suffix" $(get mm)
+		check "$g: its coverage variant is its own ($(get coverage))" every_variant "$g" "$suffix" $(get coverage)
+		check "$g: its mutants are its own ($(get mutants))" every_variant "$g" "$suffix" $(get mutants)
+		# The tests take full (the agent, the bisect builds, licensing's modules) and broken-rounding (oracle.t)
+		# by name.
+		check "$g: full$suffix is one of its variants" has_word "full$suffix" $(get variants)
+		check "$g: broken-rounding$suffix is one of its mutants" has_word "broken-rounding$suffix" $(get mutants)
+	}
+done
+
+# Each variant file names a generation there is, and its base name is its name without that generation's suffix.
+bad=()
+for f in "$top"/uml-kernel/variants/*; do
+	v=${f##*/}
+	g=$("$gen_sh" of "$v" 2>/dev/null) || { bad+=("$v: no such generation"); continue; }
+	b=$("$gen_sh" base "$v")
+	[ "$b$("$gen_sh" get "$g" suffix)" = "$v" ] || [ "$b" = "$v" ] || bad+=("$v: base $b")
+done
+check "every variant file names a generation, and base + suffix gives its name back${bad:+ (${bad[*]})}" \
+	[ ${#bad[@]} = 0 ]
+
+# The kernels make check builds: each says what it is in variant.info, which build.sh writes on every build.
+for g in "${gens[@]}"; do
+	for v in $("$gen_sh" get "$g" variants) $("$gen_sh" get "$g" mm); do
+		info=$BUILD/kernel/$v/variant.info
+		if [ ! -x "$BUILD/kernel/$v/obj/linux" ]; then
+			t=$((t + 1))
+			prereq_result "$t" "$v: not built ($BUILD/kernel/$v/obj/linux; uml-kernel/build.sh $v)"
+			continue
+		fi
+		want=$(printf 'generation %s\nbase %s' "$g" "$("$gen_sh" base "$v")")
+		check "$v: variant.info says 'generation $g' and 'base $("$gen_sh" base "$v")', nothing else" \
+			[ "$(cat "$info" 2>/dev/null)" = "$want" ]
+	done
+done
+echo "1..$t"
