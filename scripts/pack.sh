@@ -3,8 +3,11 @@
 #
 # The pack is a small tree that the runner inside it understands as it does this one:
 #   build/runner/umlbed, build/guest/umlbed-agent   the runner and the guest agent
-#   build/kernel/V/obj/linux, build/kernel/V/modules the UML binary and test modules of each variant V
-#   scenarios/, uml-kernel/{variants,config,fixes,broken}/, patches/   the scenarios and what their oracles read
+#   build/kernel/V/obj/linux, build/kernel/V/modules the UML binary and test modules of each variant V (default:
+#                                                    the default generation's variants, uml-kernel/generations/)
+#   build/kernel/V/variant.info                      its generation and base name (umlbed run --generation)
+#   scenarios/, uml-kernel/{generations,variants,config,fixes,broken}/, patches/   the scenarios and what their
+#                                                    oracles read
 #   MANIFEST                                         id, per variant its release, series hash and config hash
 # `umlbed run --pack FILE|DIR` unpacks it (a FILE) and runs its runner; only libuv1, liblua5.4-0 and libjansson4
 # are needed on that machine. Every shard report names the pack's id, and umlbed merge refuses mixed packs.
@@ -12,7 +15,10 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$top/build}
 out=${1:-$BUILD/umlbed-pack.tar.gz}
-read -ra variants <<<"${VARIANTS:-full gpl-only}"
+if [ -z "${VARIANTS:-}" ]; then
+	VARIANTS=$("$top/uml-kernel/generation.sh" get "$("$top/uml-kernel/generation.sh" default)" variants)
+fi
+read -ra variants <<<"$VARIANTS"
 stage=$(mktemp -d "${TMPDIR:-/tmp}/umlbed-pack.XXXXXX")
 trap 'rm -rf "$stage"' EXIT
 p=$stage/umlbed-pack
@@ -24,11 +30,14 @@ cp "$BUILD/runner/umlbed" "$p/build/runner/"
 cp "$BUILD/guest/umlbed-agent" "$p/build/guest/"
 for v in "${variants[@]}"; do
 	need "$BUILD/kernel/$v/obj/linux" "make kernel VARIANT=$v"
+	need "$BUILD/kernel/$v/variant.info" "uml-kernel/build.sh $v writes it"
 	mkdir -p "$p/build/kernel/$v/obj" "$p/build/kernel/$v/modules"
 	cp "$BUILD/kernel/$v/obj/linux" "$p/build/kernel/$v/obj/"
+	cp "$BUILD/kernel/$v/variant.info" "$p/build/kernel/$v/"
 	cp "$BUILD/kernel/$v/modules/"*.ko "$p/build/kernel/$v/modules/" 2>/dev/null || true
 done
-(cd "$top" && cp -r --parents scenarios uml-kernel/variants uml-kernel/config uml-kernel/fixes uml-kernel/broken patches "$p/")
+(cd "$top" && cp -r --parents scenarios uml-kernel/generations uml-kernel/variants uml-kernel/config uml-kernel/fixes \
+	uml-kernel/broken patches "$p/")
 # The scenarios' shared library is a folder of their own; bench's symbolic link is not packed.
 {
 	echo "format 1"

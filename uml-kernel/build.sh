@@ -1,20 +1,26 @@
 #!/usr/bin/env bash
 # Builds one patched UML kernel variant out of tree, incrementally: build.sh VARIANT.
 #
-# A variant file lists its patches, its kernel generation in a line "generation 6.12" (default 6.1), and any
-# extra config fragments of uml-kernel/config/ in lines "config NAME.config", merged last (they win).
-# The pristine tree of generation G is KSRC_G (dots as underscores: KSRC_6_12=) or KSRC= if that tree is a G.y
-# kernel, else Debian's linux-source-G.
+# A variant file lists its patches, its kernel generation in a line "generation GEN" (without one: the default
+# generation), and any extra config fragments of uml-kernel/config/ in lines "config NAME.config", merged last
+# (they win). What a generation is comes from its file, uml-kernel/generations/GEN (the Debian source package and
+# tarball, the kernel version, its own config fragment, the suffix of its variant names).
+# The pristine tree of generation G is KSRC_G (dots as underscores: KSRC_6_12=) or KSRC= if that tree is of the
+# generation's version, else the Debian source package's tarball.
 #
 # Layout under $BUILD (default: <repo>/build):
-#   src/linux-source-G/          pristine Debian source of generation G, extracted once (unless KSRC names a tree)
+#   src/SOURCE/                  pristine Debian source (the generation's "source" package), extracted once
+#                                (unless KSRC names a tree)
 #   kernel/VARIANT/src/          hard-linked copy of the pristine tree with the variant's patches applied
 #   kernel/VARIANT/obj/          O= build folder; obj/linux is the UML binary
+#   kernel/VARIANT/variant.info  "generation GEN" and "base NAME" (the variant's name without the generation's
+#                                suffix), written on every build: umlbed run --generation GEN --variant NAME reads it
 # The source copy is re-made only when the variant's patches change, and .config only when they or a
 # config fragment change, so an unchanged tree costs one no-op kbuild run.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+generation=$top/uml-kernel/generation.sh
 BUILD=${BUILD:-$top/build}
 DEBUG=${DEBUG:-1}
 JOBS=${JOBS:-$(nproc)}
@@ -28,17 +34,24 @@ else
 	variant=${1:?usage: build.sh VARIANT | build.sh --tree GENERATION}
 	vfile=$top/uml-kernel/variants/$variant
 	[ -f "$vfile" ] || { echo "build.sh: no variant '$variant' (see uml-kernel/variants/)" >&2; exit 2; }
-	gen=$(sed -n 's/^generation[[:space:]]\{1,\}\([0-9.]*\)[[:space:]]*$/\1/p' "$vfile")
-	gen=${gen:-6.1}
+	gen=$("$generation" of "$variant")
 	mapfile -t vconfigs < <(sed -n 's/^config[[:space:]]\{1,\}\([^[:space:]]*\)[[:space:]]*$/\1/p' "$vfile")
 	mapfile -t patches < <(grep -v -e '^#' -e '^[[:space:]]*$' -e '^generation[[:space:]]' -e '^config[[:space:]]' "$vfile")
 fi
-tarball=/usr/src/linux-source-$gen.tar.xz
+gen_key() { "$generation" get "$gen" "$1"; }
+version=$(gen_key version)
+srcpkg=$(gen_key source)
+tarball=$(gen_key tarball)
+genconfig=$(gen_key config)
 
 fragments=("$top/uml-kernel/config/umlbed.config")
 [ "$DEBUG" = 1 ] && fragments+=("$top/uml-kernel/config/debug.config")
 # Options that one generation names differently, or only one has, go in that generation's own fragment.
-[ -f "$top/uml-kernel/config/$gen.config" ] && fragments+=("$top/uml-kernel/config/$gen.config")
+if [ "$genconfig" != none ]; then
+	[ -f "$top/uml-kernel/config/$genconfig" ] ||
+		{ echo "build.sh: generation $gen: no config fragment uml-kernel/config/$genconfig" >&2; exit 2; }
+	fragments+=("$top/uml-kernel/config/$genconfig")
+fi
 # The variant's own fragments come last, so an option they set overrides the shared ones.
 for c in "${vconfigs[@]}"; do
 	[ -f "$top/uml-kernel/config/$c" ] || { echo "build.sh: $variant: no config fragment uml-kernel/config/$c" >&2; exit 2; }
@@ -58,25 +71,24 @@ ksrc=${!ksrc_var:-${KSRC:-}}
 if [ -n "$ksrc" ]; then
 	pristine=$(cd "$ksrc" && pwd)
 	[ -f "$pristine/Makefile" ] || { echo "build.sh: $ksrc is not a kernel tree" >&2; exit 2; }
-	# A 6.1 tree must not be patched with the 6.12 series: with both generations in VARIANTS, KSRC= names one.
+	# A tree must not be patched with another generation's series: with several generations in VARIANTS, KSRC=
+	# names one.
 	have=$(tree_gen "$pristine")
-	[ "$have" = "$gen" ] || {
-		echo "build.sh: ${variant:-generation $gen} wants a $gen.y tree but $ksrc is $have: give one as $ksrc_var=" >&2
+	[ "$have" = "$version" ] || {
+		echo "build.sh: ${variant:-generation $gen} wants a $version.y tree but $ksrc is $have: give one as $ksrc_var=" >&2
 		exit 2
 	}
 	origin="ksrc:$pristine"
 else
-	[ -f "$tarball" ] || { echo "build.sh: $tarball missing: install linux-source-$gen (make deps)" >&2; exit 2; }
-	pristine=$BUILD/src/linux-source-$gen
-	stamp=$BUILD/src/linux-source-$gen.stamp
+	[ -f "$tarball" ] || { echo "build.sh: $tarball missing: install $srcpkg (make deps)" >&2; exit 2; }
+	pristine=$BUILD/src/$srcpkg
+	stamp=$BUILD/src/$srcpkg.stamp
 	origin="deb:$(stat -c '%s %Y' "$tarball")"
-	# Before generations, the 6.1 tree's stamp was src/.stamp.
-	[ "$gen" = 6.1 ] && [ -f "$BUILD/src/.stamp" ] && [ ! -f "$stamp" ] && mv "$BUILD/src/.stamp" "$stamp"
 	if [ "$(cat "$stamp" 2>/dev/null)" != "$origin" ]; then
 		say EXTRACT "$tarball" >&2
 		rm -rf "$pristine" && mkdir -p "$BUILD/src"
 		tar -C "$BUILD/src" -xf "$tarball"
-		[ -f "$pristine/Makefile" ] || { echo "build.sh: $tarball has no linux-source-$gen/" >&2; exit 1; }
+		[ -f "$pristine/Makefile" ] || { echo "build.sh: $tarball has no $srcpkg/" >&2; exit 1; }
 		echo "$origin" > "$stamp"
 	fi
 fi
@@ -140,3 +152,9 @@ fi
 say BUILD "$variant"
 "${kmake[@]}" -s
 ln -sfn "kernel/$variant/obj/linux" "$BUILD/linux-$variant"
+# What the runner's --generation GEN --variant NAME looks for: written on every build, replaced whole.
+suffix=$(gen_key suffix)
+base=$variant
+[ -n "$suffix" ] && [ "${variant%"$suffix"}" != "$variant" ] && base=${variant%"$suffix"}
+printf 'generation %s\nbase %s\n' "$gen" "$base" >"$vdir/variant.info.tmp"
+mv "$vdir/variant.info.tmp" "$vdir/variant.info"

@@ -7,9 +7,10 @@ S=$SRC/scenarios
 LIST="rounding.lua zero-length.lua trigger-einval.lua shared-one-process.lua"
 "$SRC/scripts/pack.sh" "$T/pack.tar.gz" >"$T/pack.out" 2>&1
 check "make pack (scripts/pack.sh): exit 0" [ $? = 0 ]
-check "the pack holds the runner, the agent, both kernels, the scenarios and a manifest" sh -c "
+check "the pack holds the runner, the agent, both kernels and what names their generation, the scenarios and a manifest" sh -c "
   tar -tzf '$T/pack.tar.gz' >'$T/list' &&
   for f in build/runner/umlbed build/guest/umlbed-agent build/kernel/full/obj/linux build/kernel/gpl-only/obj/linux \
+    build/kernel/full/variant.info build/kernel/gpl-only/variant.info uml-kernel/generations/default \
     build/kernel/full/modules/umlbed_gpl.ko scenarios/rounding.lua scenarios/lib/bed.lua uml-kernel/variants/full MANIFEST; do
     grep -qx \"umlbed-pack/\$f\" '$T/list' || { echo missing \$f; exit 1; }
   done"
