@@ -1,14 +1,13 @@
 #!/usr/bin/env bash
 # Installs the Debian packages umlbed needs (or the ones named as arguments), or names them when not root; quiet when all are there.
 set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
 
 packages=("$@")
 [ $# -gt 0 ] || packages=(
 	# Each line names who needs its packages; a package used only through another one is still listed here when
 	# umlbed calls it directly, so the clean room (scripts/clean-room.sh) finds a missing one.
 	make                  # the build itself (a stock Debian 12 has no make: run this script first)
-	linux-source-6.1      # the 6.1 generation's kernel source (uml-kernel/build.sh)
-	linux-source-6.12     # the 6.12 generation's kernel source
 	xz-utils              # build.sh unpacks the .tar.xz sources
 	patch                 # build.sh applies the series; series.t checks each patch applies
 	flex bison bc         # kbuild: kconfig's parser and the timeconst header
@@ -37,6 +36,15 @@ packages=("$@")
 	busybox-static        # vm:shell stages it as the guest's /bin/sh; clean-room.t's tiny root
 	libcap-dev libnuma-dev  # static libraries the kernel's mm selftests link (make kselftests, kselftests.t)
 )
+# Each kernel generation's Debian source package, whose tarball uml-kernel/build.sh unpacks: the "source" key of
+# uml-kernel/generations/GEN.
+if [ $# = 0 ]; then
+	gens=$("$top/uml-kernel/generation.sh" list)
+	for g in $gens; do
+		pkg=$("$top/uml-kernel/generation.sh" get "$g" source)
+		packages+=("$pkg")
+	done
+fi
 
 missing=()
 for p in "${packages[@]}"; do

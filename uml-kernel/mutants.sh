@@ -4,7 +4,10 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$top/build}
 variants=("$@")
-[ ${#variants[@]} -gt 0 ] || variants=(broken-rounding broken-pgoff broken-keep-cows)
+# By default the default generation's mutants (uml-kernel/generations/; make mutants GEN=... names another's).
+if [ ${#variants[@]} = 0 ]; then
+	read -ra variants <<<"$("$top/uml-kernel/generation.sh" get "$("$top/uml-kernel/generation.sh" default)" mutants)"
+fi
 # Failed runs keep their folders; here failures are the point, so keep them in a private folder that goes away.
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/umlbed-mutants.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
