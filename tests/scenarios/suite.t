@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# suite.t: the whole scenario suite on each kernel variant in turn (UMLBED_VARIANTS, default every generation's "variants" of uml-kernel/generations/), one TAP stream.
+#
+# Each variant is one `umlbed run --variant V scenarios/` (-j auto: as many at once as pay off here), its TAP passed
+# on as it comes, numbered on from the variant before and headed by a comment naming the variant: the same test
+# lines as one file per variant gave. A variant whose kernel is not built is one SKIP (a failure under strict
+# mode); a runner that ends without reporting every run it planned, or fails without a failed run, adds a failure.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=${UMLBED_BUILD:-$top/build}
+UMLBED=$BUILD/runner/umlbed
+. "$top/tests/lib/strict.sh"
+
+if [ -n "${UMLBED_VARIANTS+set}" ]; then
+	read -ra variants <<<"$UMLBED_VARIANTS"
+else
+	read -ra variants <<<"$("$top/uml-kernel/generation.sh" all variants)"
+fi
+if [ ! -x "$UMLBED" ] || [ ${#variants[@]} = 0 ]; then
+	why="no runner ($UMLBED: make runner)"
+	[ ${#variants[@]} = 0 ] && why="no variants (UMLBED_VARIANTS is empty)"
+	if strict; then
+		echo "1..1"
+		prereq_result 1 "$why"
+		exit 1
+	fi
+	echo "1..0 # SKIP $why"
+	exit 0
+fi
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/umlbed-suite.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+trap 'exit 130' INT TERM
+
+echo "TAP version 13"
+n=0
+for v in "${variants[@]}"; do
+	kernel=$BUILD/kernel/$v/obj/linux
+	if [ ! -x "$kernel" ]; then
+		n=$((n + 1))
+		prereq_result "$n" "$v: no kernel $kernel (uml-kernel/build.sh $v)"
+		continue
+	fi
+	echo "# variant $v: $kernel"
+	# The runner's own version line and plan go; its test lines are numbered on from n. awk records how many it
+	# passed on, how many failed and the runner's plan.
+	"$UMLBED" run --variant "$v" "$top/scenarios" | awk -v n="$n" -v count="$T/count" '
+		/^TAP version / { next }
+		/^1\.\.[0-9]+/ { plan = substr($1, 4) + 0; next }
+		/^(not )?ok [0-9]+/ {
+			m++
+			if ($1 == "not") bad++
+			rest = $0
+			sub(/^(not )?ok [0-9]+/, "", rest)
+			print ($1 == "not" ? "not ok " : "ok ") (n + m) rest
+			fflush()
+			next
+		}
+		{ print; fflush() }
+		END { print m + 0, (plan == "" ? -1 : plan), bad + 0 > count }'
+	rc=${PIPESTATUS[0]}
+	read -r seen plan bad <"$T/count"
+	n=$((n + seen))
+	if [ "$plan" != "$seen" ] || { [ "$rc" != 0 ] && [ "$bad" = 0 ]; }; then
+		[ "$plan" = -1 ] && plan="none planned"
+		n=$((n + 1))
+		echo "not ok $n - $v: the runner reported every run it planned ($seen of $plan) and ended with them (exit $rc)"
+	fi
+done
+echo "1..$n"
