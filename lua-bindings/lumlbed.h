@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "scenario.h"
+#include "hostlua.h"
 
 #define UMB_VM_MT "umlbed.vm"
 #define UMB_PROC_MT "umlbed.proc"
@@ -21,7 +21,7 @@
  * and "exited" events for proc:exit{wait=true} calls. */
 #define UMB_LVM_EXITS 256 /* "exited" events kept for a waiting proc:exit() that has not run yet. */
 typedef struct umb_lvmstate {
-  void *waiter;       /* A pending boot or poweroff call to resume (module.c's lcall). */
+  void *waiter;       /* A boot waiting for the agent's ready event (vm.c). */
   void *exit_waiters; /* proc:exit{wait=true} calls parked until their "exited" event. */
   struct {
     uint64_t pid; /* 0: free slot. */
@@ -82,7 +82,8 @@ int umb_lua_t_go(lua_State *L);
 /* Push a page-state field (raw, except that %2D stands for a lone "-"). */
 void umb_lua_pushstates(lua_State *L, int idx);
 
-/* Argument builders: each appends one space-separated field. */
+/* Argument builders: each appends one space-separated field; running out of memory leaves b->err set, which
+ * umb_lua_call reports. */
 void umb_args_num(umb_buf *b, uint64_t v);
 void umb_args_word(umb_buf *b, const char *w);
 void umb_args_str(umb_buf *b, const char *s, size_t n);
@@ -112,6 +113,10 @@ int umb_lua_vm_loopctl(lua_State *L);
 int umb_shared_open(umb_run_vm *svm, const char *name, int flags, mode_t mode);
 /* Boot a vm for the running scenario and yield until the agent is ready. */
 int umb_lua_boot(lua_State *L, int optidx);
+
+/* The module's opener (umlbed.c), and a new expectations object for the scenario that owns L (t.c). */
+int luaopen_umlbed(lua_State *L);
+void umb_lua_push_t(lua_State *L);
 
 /* Register each object type's metatable. */
 void umb_lua_open_vm(lua_State *L);

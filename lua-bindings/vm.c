@@ -530,7 +530,7 @@ static int vm_rmmod(lua_State *L) {
 /* vm:poweroff(): an orderly shutdown; the instance's exit is then not a crash. */
 static int vm_poweroff(lua_State *L) {
   umb_run_vm *svm = umb_lua_check_vm(L, 1);
-  svm->expect_exit = 1;
+  umb_run_vm_powering_off(svm);
   return umb_lua_call(L, svm, 1, "poweroff", NULL, umb_conv_true, 0);
 }
 
@@ -573,22 +573,79 @@ static int vm_request(lua_State *L) {
 /* vm:kill(): kill the instance now (also what __close and __gc do). */
 static int vm_kill(lua_State *L) {
   umb_lvm *v = checklvm(L, 1);
-  if (v->svm && v->svm->vm) {
-    v->svm->expect_exit = 1;
-    umb_vm_kill(v->svm->vm);
-  }
+  if (v->svm) umb_run_vm_kill(v->svm);
   return 0;
 }
 
-static int vm_gc(lua_State *L) {
-  umb_lvm *v = checklvm(L, 1);
-  /* At scenario end the runner closes every vm itself; only kill vms dropped mid-run. */
-  umb_run *run = v->svm ? v->svm->run : NULL;
-  if (run && !run->finishing && v->svm->vm) {
-    v->svm->expect_exit = 1;
-    umb_vm_kill(v->svm->vm);
+/* A vm the scenario dropped mid-run is killed; at the run's end the core closes every vm itself. */
+static int vm_gc(lua_State *L) { return vm_kill(L); }
+
+/* A boot in flight: the task waiting for the agent's ready event, and the vm userdata it gets then. */
+typedef struct lboot {
+  umb_task *task;
+  umb_run_vm *svm;
+  int vmref; /* Registry reference of the vm userdata. */
+} lboot;
+
+static int boot_cont(lua_State *L, int status, lua_KContext k) {
+  lboot *c = (lboot *)k;
+  (void)status;
+  lua_rawgeti(L, LUA_REGISTRYINDEX, c->vmref);
+  luaL_unref(L, LUA_REGISTRYINDEX, c->vmref);
+  umb_lua_vmstate(c->svm)->waiter = NULL;
+  free(c);
+  return 1;
+}
+
+/* The instance is ready, or powered off as asked: a boot waiting for it goes on. */
+static void lvm_wake(umb_run_vm *svm) {
+  lboot *c = umb_lua_vmstate(svm)->waiter;
+  if (c) umb_task_wake(c->task, 0);
+}
+
+static void lvm_free(void *user) {
+  umb_lvmstate *st = user;
+  free(st->waiter);
+  free(st);
+}
+
+static const umb_run_vm_ops lvm_ops = {
+    .ready = lvm_wake, .exited = umb_lua_vm_exited, .powered_off = lvm_wake, .free_user = lvm_free};
+
+int umb_lua_boot(lua_State *L, int optidx) {
+  umb_task *task = umb_lua_check_task_ctx(L);
+  umb_scen *sc = task->sc;
+  const char *mem = NULL, *cmdline = NULL;
+  int tt = 0;
+  if (!lua_isnoneornil(L, optidx)) {
+    luaL_checktype(L, optidx, LUA_TTABLE);
+    lua_getfield(L, optidx, "mem");
+    mem = luaL_optstring(L, -1, NULL);
+    if (mem && umb_mem_check(mem)) return umb_lua_fail(L, -EINVAL, "mem wants a size from 32M to 64G, such as 64M");
+    lua_getfield(L, optidx, "cmdline");
+    cmdline = luaL_optstring(L, -1, NULL);
+    lua_getfield(L, optidx, "time_travel");
+    tt = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    /* mem and cmdline stay on the stack so their strings live until the spawn. */
   }
-  return 0;
+  umb_run_vm *svm;
+  umb_lvmstate *st = calloc(1, sizeof *st);
+  if (st == NULL) return luaL_error(L, "out of memory");
+  int rc = umb_run_vm_spawn(&sc->run, mem, cmdline, tt, &lvm_ops, st, &svm);
+  if (rc) {
+    free(st);
+    return umb_lua_fail(L, rc, "cannot start UML");
+  }
+  lboot *c = calloc(1, sizeof *c);
+  if (c == NULL) return luaL_error(L, "out of memory");
+  c->task = task;
+  c->svm = svm;
+  umb_lua_push_vm(L, svm);
+  c->vmref = luaL_ref(L, LUA_REGISTRYINDEX);
+  umb_lua_vmstate(svm)->waiter = c;
+  task->pending_what = "the agent's ready event";
+  return lua_yieldk(L, 0, (lua_KContext)c, boot_cont);
 }
 
 static int vm_tostring(lua_State *L) {

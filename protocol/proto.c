@@ -50,11 +50,11 @@ int umb_request_check(uint64_t pid, const char *verb, const char *args, bool tab
 
 int umb_buf_reserve(umb_buf *b, size_t extra) {
   if (b->data && b->cap - b->len > extra) return 0;
-  if (extra >= SIZE_MAX / 2 - b->len) return -ENOMEM;
+  if (extra >= SIZE_MAX / 2 - b->len) return b->err = -ENOMEM;
   size_t cap = b->cap ? b->cap : 64;
   while (cap - b->len <= extra) cap *= 2;
   char *d = realloc(b->data, cap);
-  if (d == NULL) return -ENOMEM;
+  if (d == NULL) return b->err = -ENOMEM;
   if (b->data == NULL) d[0] = '\0';
   b->data = d;
   b->cap = cap;
@@ -89,6 +89,7 @@ int umb_buf_printf(umb_buf *b, const char *fmt, ...) {
 
 void umb_buf_reset(umb_buf *b) {
   b->len = 0;
+  b->err = 0;
   if (b->data) b->data[0] = '\0';
 }
 
@@ -96,6 +97,7 @@ void umb_buf_free(umb_buf *b) {
   free(b->data);
   b->data = NULL;
   b->len = b->cap = 0;
+  b->err = 0;
 }
 
 /* ---- Fields. ---- */

@@ -116,6 +116,7 @@ typedef struct umb_buf {
   char *data;
   size_t len;
   size_t cap;
+  int err; /* Sticky: -ENOMEM once an addition failed, so a builder of many calls checks once at the end. */
 } umb_buf;
 
 /* Makes room for extra more bytes and a NUL after len (data is then not NULL); returns 0 or -ENOMEM. */

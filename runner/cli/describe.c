@@ -17,12 +17,11 @@
 #include "scenario.h"
 
 /* In the forked process: describe, send the record (name, combo..., or err), exit. */
-static void __attribute__((noreturn)) describe_child(int fd, const char *file, const umb_config *cfg) {
+static void __attribute__((noreturn)) describe_child(int fd, const char *file, const umb_host_config *cfg) {
   char *name, **combos, *err;
   int n;
   umb_buf b = {0};
-  int rc =
-      umb_scen_describe(file, cfg->params, cfg->unsafe_lua, cfg->lua_memory, cfg->timeout_s, &name, &combos, &n, &err);
+  int rc = umb_scen_describe(file, cfg, &name, &combos, &n, &err);
   if (rc) {
     umb_rec_str(&b, "desc", "err", err ? err : "cannot load the scenario");
   } else {
@@ -78,8 +77,9 @@ static double now_s(void) {
   return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-int umb_describe_isolated(const char *file, const umb_config *cfg, char **name, char ***combos, int *ncombos,
+int umb_describe_isolated(const char *file, const umb_host_config *hc, char **name, char ***combos, int *ncombos,
                           char **err) {
+  const umb_config *cfg = hc->core;
   *name = NULL;
   *combos = NULL;
   *ncombos = 0;
@@ -98,7 +98,7 @@ int umb_describe_isolated(const char *file, const umb_config *cfg, char **name, 
     close(p[0]);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != runner) _exit(1);
-    describe_child(p[1], file, cfg);
+    describe_child(p[1], file, hc);
   }
   close(p[1]);
   double scale = cfg->timeout_scale > 0 ? cfg->timeout_scale : 1;

@@ -4,7 +4,7 @@
 
 #include <signal.h>
 
-#include "run.h"
+#include "scenario.h"
 
 /* umb_scen_describe() of file with cfg's parameters, sandbox, memory cap and load deadline, in a forked process
  * that is killed UMB_RUNPROC_MARGIN_S (scaled) after the deadline: a file whose top-level code never returns to
@@ -14,7 +14,7 @@
  * is ended at once, and returns -EINTR. */
 extern volatile sig_atomic_t umb_describe_stopped;
 void umb_describe_stop_handler(int sig);
-int umb_describe_isolated(const char *file, const umb_config *cfg, char **name, char ***combos, int *ncombos,
+int umb_describe_isolated(const char *file, const umb_host_config *cfg, char **name, char ***combos, int *ncombos,
                           char **err);
 
 #endif

@@ -1,5 +1,6 @@
 /* main.c: the umlbed command line: find scenarios, run them N at a time on one loop, report TAP/JUnit/JSON. */
 #include <dirent.h>
+#include <stddef.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <getopt.h>
@@ -27,25 +28,26 @@
 #include "merge.h"
 #include "output.h"
 #include "pack.h"
+#include "path.h"
+#include "plan.h"
 #include "describe.h"
 #include "runchild.h"
 #include "runproc.h"
 #include "shard.h"
+#include "luamod.h"
 #include "scenario.h"
 
 static struct {
   uv_loop_t *loop;
   umb_config cfg;
-  char generation[32]; /* The kernel's major.minor. */
-  job *jobs;
-  int njobs;
+  umb_host_config hcfg; /* Its host part: the sandbox, parameters and memory cap of scenario code. */
+  char generation[32];  /* The kernel's major.minor. */
+  umb_plan plan;
   int next;
   int running;
   int finished;
   umb_jobs jobs_ctl; /* How many scenarios run at once (-j). */
   umb_shard shard;   /* --shard K/N or a CI engine's variables; n == 0: the whole list. */
-  char **all;        /* With a shard: umb_shard_key() of every run of the full list. */
-  int nall;
   int interrupted;
   int tty;
   const char *junit;
@@ -54,6 +56,12 @@ static struct {
   char gdbdir[PATH_MAX];
   char fuzz_note[1024]; /* umlbed fuzz: the seeds, printed after the plan so a failure can be replayed. */
 } g;
+
+/* The most --break and --ignore-warning options one command takes. */
+#define UMB_BREAKS_MAX 64
+#define UMB_IGNORE_MAX 63
+/* What a --variant name may hold (a folder name under BUILD/kernel/). */
+#define UMB_VARIANT_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-"
 
 static const char *usage =
     "usage: umlbed run [options] [FILE|DIR]...\n"
@@ -71,8 +79,8 @@ static const char *usage =
     "                    BUILD/kernel/full/obj/linux, BUILD being the folder above\n"
     "                    the one holding this umlbed binary)\n"
     "  --variant NAME    use BUILD/kernel/NAME/obj/linux (full, gpl-only, broken-...)\n"
-    "  --generation GEN  the kernel generation: 6.1 (default) or 6.12; with 6.12 the\n"
-    "                    variant NAME is built as NAME-6.12 (full-6.12, ...)\n"
+    "  --generation GEN  the kernel generation (as uml-kernel/generations/ names them):\n"
+    "                    the built variant NAME (--variant, default full) of GEN\n"
     "  --agent PATH      guest agent (default: $UMLBED_AGENT, else BUILD/guest/umlbed-agent)\n"
     "  -j, --jobs N|auto run N scenarios at once; auto (the default) starts with one\n"
     "                    and adds more only while measured throughput rises by 10%,\n"
@@ -86,7 +94,7 @@ static const char *usage =
     "  --json FILE       write a JSON report\n"
     "  --keep            keep every run folder (failed runs are always kept)\n"
     "  --ignore-warning TEXT  console warnings (WARNING:, lockdep) on lines containing\n"
-    "                    TEXT are not findings; repeatable\n"
+    "                    TEXT are not findings; repeatable (at most 63)\n"
     "  --param KEY=VALUE set the scenario parameter p.KEY to VALUE (a number if it\n"
     "                    reads as one): replaces KEY's list in the matrix, or adds KEY;\n"
     "                    repeat KEY for several values (one run each)\n"
@@ -109,7 +117,8 @@ static const char *usage =
     "  --lua-memory MIB  the memory one scenario's Lua state may hold (default 512; 0: no\n"
     "                    cap): past it the run is an ERROR naming the cap\n"
     "  --gdb             run the kernel under gdb (one FILE; batch mode unless stdin is a terminal)\n"
-    "  --break SYMBOL    with --gdb: break at SYMBOL (in batch mode: print a backtrace and go on)\n"
+    "  --break SYMBOL    with --gdb: break at SYMBOL (in batch mode: print a backtrace and go on;\n"
+    "                    at most 64)\n"
     "  --batch           with --gdb: batch mode even on a terminal\n"
     "  -h, --help        this text\n"
     "\n"
@@ -139,127 +148,22 @@ static char *build_dir(void) {
   return strdup(dirname(dirname(exe)));
 }
 
-static int add_file(char ***files, int *n, const char *path) {
-  char **f = realloc(*files, sizeof(char *) * (size_t)(*n + 1));
-  if (f == NULL) return -ENOMEM;
-  *files = f;
-  f[(*n)++] = strdup(path);
-  return 0;
-}
-
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
-/* Collects FILE arguments and the *.lua files of DIR arguments (sorted, not recursive). */
-static int collect(char **args, int nargs, char ***files, int *nfiles) {
-  for (int i = 0; i < nargs; i++) {
-    struct stat st;
-    if (stat(args[i], &st)) {
-      fprintf(stderr, "umlbed: %s: %s\n", args[i], strerror(errno));
-      return -1;
-    }
-    if (!S_ISDIR(st.st_mode)) {
-      add_file(files, nfiles, args[i]);
-      continue;
-    }
-    DIR *d = opendir(args[i]);
-    if (d == NULL) return -1;
-    int first = *nfiles;
-    for (struct dirent *e; (e = readdir(d));) {
-      size_t len = strlen(e->d_name);
-      if (len < 5 || strcmp(e->d_name + len - 4, ".lua") || e->d_name[0] == '.') continue;
-      char path[PATH_MAX];
-      snprintf(path, sizeof path, "%s%s%s", args[i], args[i][strlen(args[i]) - 1] == '/' ? "" : "/", e->d_name);
-      add_file(files, nfiles, path);
-    }
-    closedir(d);
-    if (*nfiles > first) qsort(*files + first, (size_t)(*nfiles - first), sizeof(char *), cmp_str);
-  }
-  return 0;
-}
-
-/* Expands files into jobs, one per matrix combination, applying the filter. */
-static int plan(char **files, int nfiles, const char *filter) {
-  int bad = 0;
-  for (int i = 0; i < nfiles; i++) {
-    char *name, *err, **combos;
-    int n;
-    int rc = umb_describe_isolated(files[i], &g.cfg, &name, &combos, &n, &err);
-    if (rc == -EINTR) return -EINTR;
-    if (rc) {
-      fprintf(stderr, "umlbed: %s\n", err ? err : files[i]);
-      bad = 1;
-      if (filter && fnmatch(filter, files[i], 0)) {
-        free(err);
-        continue;
-      }
-      g.jobs = realloc(g.jobs, sizeof(job) * (size_t)(g.njobs + 1));
-      job *j = &g.jobs[g.njobs++];
-      memset(j, 0, sizeof *j);
-      j->file = strdup(files[i]);
-      j->name = strdup(files[i]);
-      j->broken = err ? err : strdup("cannot load the scenario");
-      continue;
-    }
-    for (int c = 0; c < n; c++) {
-      if (filter && fnmatch(filter, combos[c], 0) && fnmatch(filter, files[i], 0) && fnmatch(filter, name, 0)) {
-        free(combos[c]);
-        continue;
-      }
-      g.jobs = realloc(g.jobs, sizeof(job) * (size_t)(g.njobs + 1));
-      job *j = &g.jobs[g.njobs++];
-      memset(j, 0, sizeof *j);
-      j->file = strdup(files[i]);
-      j->name = combos[c];
-      j->combo = c;
-    }
-    free(combos);
-    free(name);
-  }
-  return bad ? -1 : 0;
-}
-
-/* Keeps only this shard's runs of the planned list, and the keys of the full list for the report. */
-static int shard_select(const char *durations) {
-  char *mine = calloc((size_t)g.njobs + 1, 1), err[512] = "";
-  g.all = calloc((size_t)g.njobs + 1, sizeof *g.all);
-  if (mine == NULL || g.all == NULL) {
-    free(mine);
-    return -ENOMEM;
-  }
-  int rc = umb_shard_deal(g.jobs, g.njobs, &g.shard, durations, mine, err, sizeof err);
-  if (rc) {
-    fprintf(stderr, "umlbed: %s\n", err[0] ? err : strerror(-rc));
-    free(mine);
-    return rc;
-  }
-  int kept = 0;
-  for (int i = 0; i < g.njobs; i++) {
-    g.all[g.nall++] = umb_shard_key(g.jobs[i].file, g.jobs[i].name);
-    if (mine[i]) {
-      g.jobs[kept++] = g.jobs[i];
-    } else {
-      free(g.jobs[i].file);
-      free(g.jobs[i].name);
-      free(g.jobs[i].broken);
-    }
-  }
-  g.njobs = kept;
-  free(mine);
-  return 0;
-}
-
-/* Appends a formatted --param to the NULL-terminated list. */
-static void add_param(char ***params, int *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void add_param(char ***params, int *n, const char *fmt, ...) {
+/* Appends a formatted --param to the NULL-terminated list: 0, or -ENOMEM after a message. */
+static int add_param(char ***params, int *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int add_param(char ***params, int *n, const char *fmt, ...) {
   char buf[4096];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(buf, sizeof buf, fmt, ap);
+  int len = vsnprintf(buf, sizeof buf, fmt, ap);
   va_end(ap);
-  char **p = realloc(*params, sizeof(char *) * (size_t)(*n + 2));
-  if (p == NULL || (p[*n] = strdup(buf)) == NULL) abort();
+  char **p = len >= 0 && (size_t)len < sizeof buf ? realloc(*params, sizeof(char *) * (size_t)(*n + 2)) : NULL;
+  if (p) *params = p;
+  if (p == NULL || (p[*n] = strdup(buf)) == NULL) {
+    fprintf(stderr, "umlbed: --param %.40s...: %s\n", buf, p ? strerror(ENOMEM) : "too long");
+    return -ENOMEM;
+  }
   p[++*n] = NULL;
-  *params = p;
+  return 0;
 }
 
 static int parse_count(const char *what, const char *s, unsigned long long min, unsigned long long *v) {
@@ -286,8 +190,9 @@ static int fuzz_params(const char *seed_arg, const char *steps_arg, const char *
     return -1;
   }
   if (seed_arg == NULL) seed = (unsigned long long)time(NULL) % 1000000000ull;
-  for (unsigned long long i = 0; i < runs; i++) add_param(params, nparams, "seed=%llu", seed + i);
-  if (steps_arg) add_param(params, nparams, "steps=%llu", steps);
+  for (unsigned long long i = 0; i < runs; i++)
+    if (add_param(params, nparams, "seed=%llu", seed + i)) return -1;
+  if (steps_arg && add_param(params, nparams, "steps=%llu", steps)) return -1;
   if (!g.cfg.timeout_given) g.cfg.timeout_s = 0;
   char st[64] = "";
   if (steps_arg) snprintf(st, sizeof st, " --steps %llu", steps);
@@ -416,14 +321,14 @@ static void report(job *j) {
   g.finished++;
   umb_out_tap(stdout, j, g.finished);
   if (g.tty)
-    fprintf(stderr, "umlbed: [%d/%d] %-7s %s (%.2f s)%s%s\n", g.finished, g.njobs, umb_verdict_name(j->verdict),
+    fprintf(stderr, "umlbed: [%d/%d] %-7s %s (%.2f s)%s%s\n", g.finished, g.plan.njobs, umb_verdict_name(j->verdict),
             j->name, j->seconds, j->dir ? " kept in " : "", j->dir ? j->dir : "");
 }
 
 /* Every running job has now seen g.running scenarios at once. */
 static void note_concurrency(void) {
-  for (int i = 0; i < g.njobs; i++) {
-    job *j = &g.jobs[i];
+  for (int i = 0; i < g.plan.njobs; i++) {
+    job *j = &g.plan.jobs[i];
     if (j->proc == NULL) continue;
     if (j->cmin == 0 || g.running < j->cmin) j->cmin = g.running;
     if (g.running > j->cmax) j->cmax = g.running;
@@ -431,8 +336,8 @@ static void note_concurrency(void) {
 }
 
 static void start_next(void) {
-  while (!g.interrupted && g.running < umb_jobs_level(&g.jobs_ctl) && g.next < g.njobs) {
-    job *j = &g.jobs[g.next++];
+  while (!g.interrupted && g.running < umb_jobs_level(&g.jobs_ctl) && g.next < g.plan.njobs) {
+    job *j = &g.plan.jobs[g.next++];
     if (j->broken) {
       j->verdict = UMB_ERROR;
       j->diag = strdup(j->broken);
@@ -440,14 +345,14 @@ static void start_next(void) {
       report(j);
       continue;
     }
-    j->proc = umb_runproc_start(g.loop, &g.cfg, j, on_run_done, j);
+    j->proc = umb_runproc_start(g.loop, &g.hcfg, j, on_run_done, j);
     if (j->proc == NULL) abort();
     g.running++;
     umb_jobs_started(&g.jobs_ctl);
   }
   /* Counted once the replacements have started: the instant between a run's end and the next start is no dip. */
   note_concurrency();
-  if (g.running == 0 && (g.next == g.njobs || g.interrupted)) {
+  if (g.running == 0 && (g.next == g.plan.njobs || g.interrupted)) {
     uv_close((uv_handle_t *)&g.sigint, NULL);
     uv_close((uv_handle_t *)&g.sigterm, NULL);
     uv_close((uv_handle_t *)&g.sighup, NULL);
@@ -460,8 +365,8 @@ static void on_signal(uv_signal_t *s, int signum) {
   g.interrupted = signum;
   fprintf(stderr, "umlbed: %s: stopping %d running scenario(s)\n", strsignal(signum), g.running);
   /* Each run's process stops its scenario and cleans up; one that cannot is killed (runproc.h). */
-  for (int i = 0; i < g.njobs; i++)
-    if (g.jobs[i].proc) umb_runproc_signal(g.jobs[i].proc, signum);
+  for (int i = 0; i < g.plan.njobs; i++)
+    if (g.plan.jobs[i].proc) umb_runproc_signal(g.plan.jobs[i].proc, signum);
   /* With nothing running, nothing else would close the signal handles. */
   if (g.running == 0) start_next();
 }
@@ -503,462 +408,478 @@ static void remove_gdb_dir(void) {
   umb_reaper_del_dir(g.gdbdir);
 }
 
-int main(int argc, char **argv) {
-  enum {
-    O_KERNEL = 256,
-    O_VARIANT,
-    O_GENERATION,
-    O_AGENT,
-    O_FILTER,
-    O_TIMEOUT,
-    O_MEM,
-    O_CMDLINE,
-    O_TT,
-    O_JUNIT,
-    O_JSON,
-    O_KEEP,
-    O_GDB,
-    O_BREAK,
-    O_BATCH,
-    O_IGNORE,
-    O_PARAM,
-    O_SEED,
-    O_STEPS,
-    O_RUNS,
-    O_UNSAFE,
-    O_LUA_MEMORY,
-    O_COVERAGE,
-    O_SHARD,
-    O_DURATIONS
-  };
-  static const struct option opts[] = {{"kernel", 1, 0, O_KERNEL},
-                                       {"variant", 1, 0, O_VARIANT},
-                                       {"generation", 1, 0, O_GENERATION},
-                                       {"agent", 1, 0, O_AGENT},
-                                       {"jobs", 1, 0, 'j'},
-                                       {"filter", 1, 0, O_FILTER},
-                                       {"timeout", 1, 0, O_TIMEOUT},
-                                       {"mem", 1, 0, O_MEM},
-                                       {"cmdline", 1, 0, O_CMDLINE},
-                                       {"time-travel", 0, 0, O_TT},
-                                       {"junit", 1, 0, O_JUNIT},
-                                       {"json", 1, 0, O_JSON},
-                                       {"keep", 0, 0, O_KEEP},
-                                       {"gdb", 0, 0, O_GDB},
-                                       {"break", 1, 0, O_BREAK},
-                                       {"batch", 0, 0, O_BATCH},
-                                       {"ignore-warning", 1, 0, O_IGNORE},
-                                       {"param", 1, 0, O_PARAM},
-                                       {"seed", 1, 0, O_SEED},
-                                       {"steps", 1, 0, O_STEPS},
-                                       {"runs", 1, 0, O_RUNS},
-                                       {"help", 0, 0, 'h'},
-                                       {"unsafe-lua", 0, 0, O_UNSAFE},
-                                       {"lua-memory", 1, 0, O_LUA_MEMORY},
-                                       {"coverage", 2, 0, O_COVERAGE},
-                                       {"shard", 1, 0, O_SHARD},
-                                       {"durations", 1, 0, O_DURATIONS},
-                                       {0, 0, 0, 0}};
-  if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-    fputs(usage, argc < 2 ? stderr : stdout);
-    return argc < 2 ? 2 : 0;
+/* ---- The command line. ---- */
+
+/* What the command line says, before it is checked. */
+typedef struct cli_args {
+  const char *cmd;
+  int fuzz, list;
+  const char *kernel, *variant, *agent, *generation, *filter, *coverage, *durations, *jobs;
+  const char *timeout, *lua_memory, *mem, *shard, *seed, *steps, *runs;
+  int gdb, batch;
+  char *breaks[UMB_BREAKS_MAX];
+  int nbreaks;
+  const char *ignore[UMB_IGNORE_MAX + 1]; /* NULL-terminated. */
+  int nignore;
+  char **params; /* --param values, then the ones umlbed fuzz adds; NULL-terminated. */
+  int nparams;
+  char **args; /* FILE|DIR arguments. */
+  int nargs;
+  char *bdir;
+  char **files;
+  int nfiles;
+  char kpath[PATH_MAX], apath[PATH_MAX], kreal[PATH_MAX], areal[PATH_MAX], covreal[PATH_MAX];
+  char release[128], vbuf[256];
+} cli_args;
+
+/* One long option: where its value goes (a string or a flag of cli_args), or what checks and keeps it. */
+typedef struct opt_def {
+  const char *name;
+  int has_arg;
+  size_t field; /* offsetof(cli_args, ...) of a const char * (with an argument) or an int flag (without). */
+  int (*take)(cli_args *a, const char *arg); /* Instead of field: 0, or -1 after a message. */
+} opt_def;
+
+static int take_break(cli_args *a, const char *arg) {
+  if (a->nbreaks == UMB_BREAKS_MAX) {
+    fprintf(stderr, "umlbed: --break: at most %d breakpoints\n", UMB_BREAKS_MAX);
+    return -1;
   }
-  const char *cmd = argv[1];
-  if (!strcmp(cmd, "__run")) return umb_runchild_main(argc, argv);
-  if (!strcmp(cmd, "bench")) return umb_bench_main(argc, argv);
-  if (!strcmp(cmd, "merge")) return umb_merge_main(argc, argv);
-  for (int i = 2; i < argc; i++)
-    if (!strcmp(argv[i], "--pack") || !strncmp(argv[i], "--pack=", 7)) return umb_pack_main(argc, argv);
-  int fuzz = !strcmp(cmd, "fuzz");
-  if (strcmp(cmd, "run") && strcmp(cmd, "list") && !fuzz) {
-    fprintf(stderr, "umlbed: unknown command '%s'\n%s", cmd, usage);
-    return 2;
+  a->breaks[a->nbreaks++] = (char *)arg;
+  return 0;
+}
+
+static int take_ignore(cli_args *a, const char *arg) {
+  if (a->nignore == UMB_IGNORE_MAX) {
+    fprintf(stderr, "umlbed: --ignore-warning: at most %d texts\n", UMB_IGNORE_MAX);
+    return -1;
   }
-  char *bdir = build_dir();
-  char **files = NULL;
-  int nfiles = 0, status = 2;
-  const char *kernel = getenv("UMLBED_KERNEL"), *variant = NULL, *agent = getenv("UMLBED_AGENT"), *generation = NULL;
-  const char *filter = NULL, *coverage = NULL, *durations = NULL;
-  char covreal[PATH_MAX];
-  char *breaks[64];
-  int nbreaks = 0, gdb = 0, batch = 0, nignore = 0;
-  const char *ignore[64] = {NULL};
-  /* --param values, then the ones umlbed fuzz adds; NULL-terminated. */
-  char **params = calloc(1, sizeof(char *));
-  int nparams = 0;
-  const char *seed_arg = NULL, *steps_arg = NULL, *runs_arg = NULL;
-  const char *jobs_arg = getenv("UMLBED_JOBS");
-  g.cfg.timeout_s = 60;
-  g.cfg.runner_pid = (int)getpid();
-  g.cfg.lua_memory = (size_t)UMB_LUA_MEMORY_DEFAULT_MIB << 20;
-  g.cfg.mem = "64M";
+  a->ignore[a->nignore++] = arg;
+  return 0;
+}
+
+static int take_param(cli_args *a, const char *arg) {
+  if (umb_param_check(arg)) {
+    fprintf(stderr, "umlbed: --param wants KEY=VALUE with KEY a Lua name (got '%s')\n", arg);
+    return -1;
+  }
+  return add_param(&a->params, &a->nparams, "%s", arg) ? -1 : 0;
+}
+
+static int take_coverage(cli_args *a, const char *arg) {
+  a->coverage = arg ? arg : "umlbed-coverage";
+  if (!*a->coverage || strchr(a->coverage, '\n')) {
+    fprintf(stderr, "umlbed: --coverage wants a folder (got '%s')\n", a->coverage);
+    return -1;
+  }
+  return 0;
+}
+
+#define STR(n, f) \
+  { n, 1, offsetof(cli_args, f), NULL }
+#define FLAG(n, f) \
+  { n, 0, offsetof(cli_args, f), NULL }
+/* Options whose value is the run configuration's own (take_config). */
+#define CFG(n, arg) \
+  { n, arg, 0, NULL }
+static const opt_def opt_defs[] = {
+    STR("kernel", kernel),
+    STR("variant", variant),
+    STR("generation", generation),
+    STR("agent", agent),
+    STR("jobs", jobs),
+    STR("filter", filter),
+    STR("timeout", timeout),
+    STR("mem", mem),
+    STR("seed", seed),
+    STR("steps", steps),
+    STR("runs", runs),
+    STR("shard", shard),
+    STR("durations", durations),
+    STR("lua-memory", lua_memory),
+    FLAG("gdb", gdb),
+    FLAG("batch", batch),
+    CFG("time-travel", 0),
+    CFG("keep", 0),
+    CFG("unsafe-lua", 0),
+    CFG("fake-uml", 0),
+    CFG("cmdline", 1),
+    CFG("junit", 1),
+    CFG("json", 1),
+    {"break", 1, 0, take_break},
+    {"ignore-warning", 1, 0, take_ignore},
+    {"param", 1, 0, take_param},
+    {"coverage", 2, 0, take_coverage},
+};
+#undef STR
+#undef FLAG
+#undef CFG
+#define NOPTS (sizeof opt_defs / sizeof opt_defs[0])
+
+/* Options whose value lands in the run configuration itself; 1 if name is one of them. */
+static int take_config(const char *name, const char *arg) {
+  if (!strcmp(name, "time-travel"))
+    g.cfg.time_travel = 1;
+  else if (!strcmp(name, "keep"))
+    g.cfg.keep = 1;
+  else if (!strcmp(name, "unsafe-lua"))
+    g.hcfg.unsafe_lua = 1;
+  else if (!strcmp(name, "fake-uml"))
+    g.cfg.fake_uml = 1;
+  else if (!strcmp(name, "cmdline"))
+    g.cfg.cmdline = arg;
+  else if (!strcmp(name, "junit"))
+    g.junit = arg;
+  else if (!strcmp(name, "json"))
+    g.json = arg;
+  else
+    return 0;
+  return 1;
+}
+
+/* Reads argv into a: 0, 1 after --help (printed), -1 after a message. */
+static int parse_args(int argc, char **argv, cli_args *a) {
+  struct option lo[NOPTS + 2];
+  for (size_t i = 0; i < NOPTS; i++) lo[i] = (struct option){opt_defs[i].name, opt_defs[i].has_arg, 0, 256 + (int)i};
+  lo[NOPTS] = (struct option){"help", 0, 0, 'h'};
+  lo[NOPTS + 1] = (struct option){0, 0, 0, 0};
   optind = 2;
-  for (int c; (c = getopt_long(argc, argv, "j:h", opts, NULL)) != -1;) {
-    switch (c) {
-      case O_KERNEL:
-        kernel = optarg;
-        break;
-      case O_VARIANT:
-        variant = optarg;
-        break;
-      case O_GENERATION:
-        generation = optarg;
-        break;
-      case O_AGENT:
-        agent = optarg;
-        break;
-      case 'j':
-        jobs_arg = optarg;
-        break;
-      case O_FILTER:
-        filter = optarg;
-        break;
-      case O_TIMEOUT: {
-        char *end;
-        g.cfg.timeout_s = strtod(optarg, &end);
-        /* Only a finite number of seconds, 0 for none: anything else must not turn the guard off unseen. */
-        if (end == optarg || *end || !(g.cfg.timeout_s >= 0) || g.cfg.timeout_s > 1e9) {
-          fprintf(stderr, "umlbed: --timeout wants seconds, 0 for none (got '%s')\n", optarg);
-          status = 2;
-          goto out;
-        }
-        g.cfg.timeout_given = 1;
-        break;
-      }
-      case O_UNSAFE:
-        g.cfg.unsafe_lua = 1;
-        break;
-      case O_LUA_MEMORY: {
-        char *end;
-        errno = 0;
-        unsigned long long mib = strtoull(optarg, &end, 10);
-        /* A whole number of MiB that fits: a typo must not lift the cap unseen. */
-        if (end == optarg || *end || errno || optarg[0] == '-' || mib > (SIZE_MAX >> 21)) {
-          fprintf(stderr, "umlbed: --lua-memory wants a whole number of MiB, 0 for no cap (got '%s')\n", optarg);
-          status = 2;
-          goto out;
-        }
-        g.cfg.lua_memory = (size_t)mib << 20;
-        break;
-      }
-      case O_SHARD:
-        if (umb_shard_parse(optarg, &g.shard.k, &g.shard.n)) {
-          fprintf(stderr, "umlbed: --shard wants K/N with 1 <= K <= N <= %d (got '%s')\n", UMB_SHARDS_MAX, optarg);
-          status = 2;
-          goto out;
-        }
-        snprintf(g.shard.source, sizeof g.shard.source, "--shard");
-        break;
-      case O_DURATIONS:
-        durations = optarg;
-        break;
-      case O_COVERAGE:
-        coverage = optarg ? optarg : "umlbed-coverage";
-        if (!*coverage || strchr(coverage, '\n')) {
-          fprintf(stderr, "umlbed: --coverage wants a folder (got '%s')\n", coverage);
-          status = 2;
-          goto out;
-        }
-        break;
-      case O_MEM:
-        if (umb_mem_check(optarg)) {
-          fprintf(stderr, "umlbed: --mem wants a size from 32M to 64G, such as 64M or 1G (got '%s')\n", optarg);
-          status = 2;
-          goto out;
-        }
-        g.cfg.mem = optarg;
-        break;
-      case O_CMDLINE:
-        g.cfg.cmdline = optarg;
-        break;
-      case O_TT:
-        g.cfg.time_travel = 1;
-        break;
-      case O_JUNIT:
-        g.junit = optarg;
-        break;
-      case O_JSON:
-        g.json = optarg;
-        break;
-      case O_KEEP:
-        g.cfg.keep = 1;
-        break;
-      case O_GDB:
-        gdb = 1;
-        break;
-      case O_BREAK:
-        if (nbreaks < 64) breaks[nbreaks++] = optarg;
-        break;
-      case O_BATCH:
-        batch = 1;
-        break;
-      case O_IGNORE:
-        if (nignore < 63) ignore[nignore++] = optarg;
-        break;
-      case O_PARAM:
-        if (umb_param_check(optarg)) {
-          fprintf(stderr, "umlbed: --param wants KEY=VALUE with KEY a Lua name (got '%s')\n", optarg);
-          status = 2;
-          goto out;
-        }
-        add_param(&params, &nparams, "%s", optarg);
-        break;
-      case O_SEED:
-        seed_arg = optarg;
-        break;
-      case O_STEPS:
-        steps_arg = optarg;
-        break;
-      case O_RUNS:
-        runs_arg = optarg;
-        break;
-      case 'h':
-        fputs(usage, stdout);
-        status = 0;
-        goto out;
-      default:
-        fputs(usage, stderr);
-        status = 2;
-        goto out;
+  for (int c; (c = getopt_long(argc, argv, "j:h", lo, NULL)) != -1;) {
+    if (c == 'h') {
+      fputs(usage, stdout);
+      return 1;
     }
+    if (c == 'j') a->jobs = optarg;
+    if (c == 'j') continue;
+    if (c < 256 || c >= 256 + (int)NOPTS) {
+      fputs(usage, stderr);
+      return -1;
+    }
+    const opt_def *d = &opt_defs[c - 256];
+    if (d->take) {
+      if (d->take(a, optarg)) return -1;
+    } else if (!take_config(d->name, optarg)) {
+      if (d->has_arg)
+        *(const char **)((char *)a + d->field) = optarg;
+      else
+        *(int *)((char *)a + d->field) = 1;
+    }
+  }
+  a->args = argv + optind;
+  a->nargs = argc - optind;
+  return 0;
+}
+
+/* ---- Checking it: the run configuration. ---- */
+
+/* A number of seconds, MiB or the like from an option: 0, or -1 after a message. */
+static int option_number(const char *opt, const char *s, double max, const char *want, double *v) {
+  char *end;
+  errno = 0;
+  *v = strtod(s, &end);
+  if (end == s || *end || errno || !(*v >= 0) || *v > max || *s == '-') {
+    fprintf(stderr, "umlbed: %s wants %s (got '%s')\n", opt, want, s);
+    return -1;
+  }
+  return 0;
+}
+
+/* Timeouts, memory, jobs and shard from the options and the environment. */
+static int configure_limits(cli_args *a) {
+  double v;
+  g.cfg.timeout_s = 60;
+  if (a->timeout) {
+    /* Only a finite number of seconds, 0 for none: anything else must not turn the guard off unseen. */
+    if (option_number("--timeout", a->timeout, 1e9, "seconds, 0 for none", &g.cfg.timeout_s)) return -1;
+    g.cfg.timeout_given = 1;
+  }
+  g.hcfg.lua_memory = (size_t)UMB_LUA_MEMORY_DEFAULT_MIB << 20;
+  if (a->lua_memory) {
+    /* A whole number of MiB that fits: a typo must not lift the cap unseen. */
+    if (option_number("--lua-memory", a->lua_memory, (double)(SIZE_MAX >> 21), "a whole number of MiB, 0 for no cap",
+                      &v))
+      return -1;
+    if (v != (double)(size_t)v || strpbrk(a->lua_memory, ".eExX")) {
+      fprintf(stderr, "umlbed: --lua-memory wants a whole number of MiB, 0 for no cap (got '%s')\n", a->lua_memory);
+      return -1;
+    }
+    g.hcfg.lua_memory = (size_t)v << 20;
+  }
+  g.cfg.mem = a->mem ? a->mem : "64M";
+  if (umb_mem_check(g.cfg.mem)) {
+    fprintf(stderr, "umlbed: --mem wants a size from 32M to 64G, such as 64M or 1G (got '%s')\n", g.cfg.mem);
+    return -1;
+  }
+  if (a->shard) {
+    if (umb_shard_parse(a->shard, &g.shard.k, &g.shard.n)) {
+      fprintf(stderr, "umlbed: --shard wants K/N with 1 <= K <= N <= %d (got '%s')\n", UMB_SHARDS_MAX, a->shard);
+      return -1;
+    }
+    snprintf(g.shard.source, sizeof g.shard.source, "--shard");
   }
   /* A slower host or a heavier kernel gets longer hang guards, never different verdicts. */
   const char *scale = getenv("UMLBED_TIMEOUT_SCALE");
   g.cfg.timeout_scale = 1;
-  if (scale && *scale) {
-    char *end;
-    g.cfg.timeout_scale = strtod(scale, &end);
-    if (*end || !(g.cfg.timeout_scale > 0) || g.cfg.timeout_scale > 1000) {
-      fprintf(stderr, "umlbed: UMLBED_TIMEOUT_SCALE wants a number in (0, 1000] (got '%s')\n", scale);
-      status = 2;
-      goto out;
-    }
+  if (scale && *scale &&
+      option_number("UMLBED_TIMEOUT_SCALE", scale, 1000, "a number in (0, 1000]", &g.cfg.timeout_scale))
+    return -1;
+  if (!(g.cfg.timeout_scale > 0)) {
+    fprintf(stderr, "umlbed: UMLBED_TIMEOUT_SCALE wants a number in (0, 1000] (got '%s')\n", scale);
+    return -1;
   }
   if (!g.cfg.timeout_given) g.cfg.timeout_s *= g.cfg.timeout_scale;
-  if (parse_jobs(jobs_arg ? jobs_arg : "auto")) {
-    fprintf(stderr, "umlbed: -j wants 1..256, auto or auto:1..256 (got '%s')\n", jobs_arg);
-    status = 2;
-    goto out;
+  const char *jobs = a->jobs ? a->jobs : getenv("UMLBED_JOBS");
+  if (parse_jobs(jobs ? jobs : "auto")) {
+    fprintf(stderr, "umlbed: -j wants 1..256, auto or auto:1..256 (got '%s')\n", jobs);
+    return -1;
   }
-  jobs_cache_path(bdir);
-  if (variant &&
-      (!*variant || *variant == '.' ||
-       strspn(variant, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") != strlen(variant))) {
+  return 0;
+}
+
+/* The variant.info beside a built kernel (uml-kernel/build.sh): its generation and its name without the
+ * generation's suffix. 0, or -1 when there is none. */
+static int variant_info(const char *dir, char *gen, size_t gsize, char *base, size_t bsize) {
+  char path[PATH_MAX], line[256];
+  if (umb_path(path, sizeof path, "%s/variant.info", dir)) return -1;
+  FILE *f = fopen(path, "re");
+  if (f == NULL) return -1;
+  gen[0] = base[0] = '\0';
+  while (fgets(line, sizeof line, f)) {
+    line[strcspn(line, "\n")] = '\0';
+    if (!strncmp(line, "generation ", 11)) snprintf(gen, gsize, "%.60s", line + 11);
+    if (!strncmp(line, "base ", 5)) snprintf(base, bsize, "%.120s", line + 5);
+  }
+  fclose(f);
+  return gen[0] && base[0] ? 0 : -1;
+}
+
+/* --generation GEN: the built kernel of variant NAME (or named NAME) whose variant.info says GEN; the generations
+ * come from the build, not from this program. 0 with a->kpath set, or -1 after a message. */
+static int generation_kernel(cli_args *a, const char *name) {
+  char kdir[PATH_MAX], gens[512] = "";
+  if (umb_path(kdir, sizeof kdir, "%s/kernel", a->bdir)) return -1;
+  DIR *d = opendir(kdir);
+  int found = 0;
+  for (struct dirent *e; d && !found && (e = readdir(d));) {
+    char vdir[PATH_MAX], gen[64], base[128];
+    if (e->d_name[0] == '.' || umb_path(vdir, sizeof vdir, "%s/%s", kdir, e->d_name) ||
+        variant_info(vdir, gen, sizeof gen, base, sizeof base))
+      continue;
+    if (!strstr(gens, gen) && strlen(gens) + strlen(gen) + 3 < sizeof gens)
+      snprintf(gens + strlen(gens), sizeof gens - strlen(gens), "%s%s", gens[0] ? ", " : "", gen);
+    if (!strcmp(gen, a->generation) && (!strcmp(base, name) || !strcmp(e->d_name, name)))
+      found = !umb_path(a->kpath, sizeof a->kpath, "%s/%s/obj/linux", kdir, e->d_name);
+  }
+  if (d) closedir(d);
+  if (!found)
+    fprintf(stderr, "umlbed: --generation %s: no built kernel of variant %s in that generation (built: %s)\n",
+            a->generation, name, gens[0] ? gens : "none");
+  return found ? 0 : -1;
+}
+
+/* Which kernel and agent: --kernel, --variant, --generation, $UMLBED_KERNEL, $UMLBED_AGENT, the build's own. */
+static int configure_paths(cli_args *a) {
+  const char *variant = a->variant, *kernel = a->kernel ? a->kernel : getenv("UMLBED_KERNEL");
+  if (variant && (!*variant || *variant == '.' || strspn(variant, UMB_VARIANT_CHARS) != strlen(variant))) {
     fprintf(stderr, "umlbed: --variant wants a name such as full or gpl-only\n");
-    status = 2;
-    goto out;
+    return -1;
   }
-  if (!fuzz && (seed_arg || steps_arg || runs_arg)) {
-    fprintf(stderr, "umlbed: --seed, --steps and --runs are options of umlbed fuzz\n");
-    status = 2;
-    goto out;
-  }
-  if (fuzz && fuzz_params(seed_arg, steps_arg, runs_arg, &params, &nparams)) {
-    status = 2;
-    goto out;
-  }
-  g.cfg.params = (const char *const *)params;
-  char kpath[PATH_MAX], apath[PATH_MAX], vgen[256];
-  if (generation && strcmp(generation, "6.1") && strcmp(generation, "6.12")) {
-    fprintf(stderr, "umlbed: --generation wants 6.1 or 6.12\n");
-    status = 2;
-    goto out;
-  }
-  if (generation && !variant && getenv("UMLBED_KERNEL") == kernel && kernel) {
+  if (a->generation) {
+    if (a->kernel && !variant) {
+      fprintf(stderr, "umlbed: --generation chooses a built variant; it does not go with --kernel\n");
+      return -1;
+    }
     /* $UMLBED_KERNEL names one binary; --generation asks for the build's own. */
-    kernel = NULL;
+    if (generation_kernel(a, variant ? variant : "full")) return -1;
+    kernel = a->kpath;
+    variant = NULL;
+  } else if (variant || kernel == NULL) {
+    if (umb_path(a->kpath, sizeof a->kpath, "%s/kernel/%s/obj/linux", a->bdir, variant ? variant : "full")) {
+      fprintf(stderr, "umlbed: the kernel's path is too long\n");
+      return -1;
+    }
+    kernel = a->kpath;
   }
-  if (generation && !strcmp(generation, "6.12")) {
-    /* The 6.12 twin of a variant is NAME-6.12 (uml-kernel/variants/). */
-    const char *base = variant ? variant : "full";
-    size_t bl = strlen(base);
-    if (bl > 5 && !strcmp(base + bl - 5, "-6.12"))
-      snprintf(vgen, sizeof vgen, "%s", base);
-    else
-      snprintf(vgen, sizeof vgen, "%s-6.12", base);
-    variant = vgen;
+  a->kernel = kernel;
+  a->variant = variant;
+  a->agent = a->agent ? a->agent : getenv("UMLBED_AGENT");
+  if (a->agent == NULL) {
+    if (umb_path(a->apath, sizeof a->apath, "%s/guest/umlbed-agent", a->bdir)) {
+      fprintf(stderr, "umlbed: the agent's path is too long\n");
+      return -1;
+    }
+    a->agent = a->apath;
   }
-  if (generation && kernel && !variant) {
-    fprintf(stderr, "umlbed: --generation chooses a built variant; it does not go with --kernel\n");
-    status = 2;
-    goto out;
+  return 0;
+}
+
+/* The fuzz options, and the file arguments (default scenarios/, or the fuzzer's scenario). */
+static int configure_files(cli_args *a) {
+  if (!a->fuzz && (a->seed || a->steps || a->runs)) {
+    fprintf(stderr, "umlbed: --seed, --steps and --runs are options of umlbed fuzz\n");
+    return -1;
   }
-  if (variant || kernel == NULL) {
-    snprintf(kpath, sizeof kpath, "%s/kernel/%s/obj/linux", bdir, variant ? variant : "full");
-    kernel = kpath;
-  }
-  if (agent == NULL) {
-    snprintf(apath, sizeof apath, "%s/guest/umlbed-agent", bdir);
-    agent = apath;
-  }
-  char *defargs[] = {fuzz ? "scenarios/model-fuzz.lua" : "scenarios"};
-  char **args = argv + optind;
-  int nargs = argc - optind;
-  if (nargs == 0) {
-    args = defargs;
-    nargs = 1;
+  if (a->fuzz && fuzz_params(a->seed, a->steps, a->runs, &a->params, &a->nparams)) return -1;
+  g.hcfg.params = (const char *const *)a->params;
+  static char *defargs[1];
+  if (a->nargs == 0) {
+    defargs[0] = a->fuzz ? "scenarios/model-fuzz.lua" : "scenarios";
+    a->args = defargs;
+    a->nargs = 1;
   } else if (g.fuzz_note[0]) {
     /* The replay command names the files too when they are not the default. */
-    for (int i = 0; i < nargs; i++) {
+    for (int i = 0; i < a->nargs; i++) {
       size_t len = strlen(g.fuzz_note);
-      snprintf(g.fuzz_note + len, sizeof g.fuzz_note - len, " %s", args[i]);
+      snprintf(g.fuzz_note + len, sizeof g.fuzz_note - len, " %s", a->args[i]);
     }
   }
-  if (collect(args, nargs, &files, &nfiles)) {
-    status = 2;
-    goto out;
-  }
-  /* A stop signal while the files load ends the runner at once (the loop's handlers come later). */
+  return umb_plan_collect(a->args, a->nargs, &a->files, &a->nfiles);
+}
+
+/* The list of runs: every file described (a stop signal ends the runner at once), then this shard's share.
+ * 0, 1 when some file did not load (its runs are ERROR lines), -1 after a message, or 128 + a signal. */
+static int plan_runs(cli_args *a) {
   struct sigaction stop = {.sa_handler = umb_describe_stop_handler};
   sigemptyset(&stop.sa_mask);
   sigaction(SIGINT, &stop, NULL);
   sigaction(SIGTERM, &stop, NULL);
   sigaction(SIGHUP, &stop, NULL);
-  int planned = plan(files, nfiles, filter);
+  int planned = umb_plan_describe(&g.plan, a->files, a->nfiles, a->filter, &g.hcfg);
   if (planned == -EINTR || umb_describe_stopped) {
     fprintf(stderr, "umlbed: %s while loading the scenario files\n", strsignal(umb_describe_stopped));
-    status = 128 + umb_describe_stopped;
-    goto out;
+    return 128 + umb_describe_stopped;
   }
-  if (!g.shard.n) {
-    char err[256];
-    if (umb_shard_from_env(&g.shard, err, sizeof err) < 0) {
-      fprintf(stderr, "umlbed: %s\n", err);
-      status = 2;
-      goto out;
-    }
+  if (planned < 0) {
+    fprintf(stderr, "umlbed: %s\n", strerror(-planned));
+    return -1;
   }
-  if (durations && !g.shard.n) {
+  char err[256];
+  if (!g.shard.n && umb_shard_from_env(&g.shard, err, sizeof err) < 0) {
+    fprintf(stderr, "umlbed: %s\n", err);
+    return -1;
+  }
+  if (a->durations && !g.shard.n) {
     fprintf(stderr, "umlbed: --durations balances shards: give --shard K/N (or a CI engine's shard variables)\n");
-    status = 2;
-    goto out;
+    return -1;
   }
-  if (g.shard.n && fuzz && !seed_arg) {
+  if (g.shard.n && a->fuzz && !a->seed) {
     /* Every shard must deal the same list: seeds from each machine's clock would differ. */
     fprintf(stderr, "umlbed: a sharded umlbed fuzz needs --seed S, the same in every shard\n");
-    status = 2;
-    goto out;
+    return -1;
   }
-  if (g.shard.n && shard_select(durations)) {
-    status = 2;
-    goto out;
-  }
-  if (nfiles == 0) {
+  if (g.shard.n && umb_plan_shard(&g.plan, &g.shard, a->durations)) return -1;
+  if (a->nfiles == 0) {
     fprintf(stderr, "umlbed: no scenario files (*.lua) in");
-    for (int i = 0; i < nargs; i++) fprintf(stderr, " %s", args[i]);
+    for (int i = 0; i < a->nargs; i++) fprintf(stderr, " %s", a->args[i]);
     fprintf(stderr, "\n");
-    status = 2;
-    goto out;
+    return -1;
   }
+  return planned;
+}
 
-  if (!strcmp(cmd, "list")) {
-    for (int i = 0; i < g.njobs; i++) printf("%s\t%s\n", g.jobs[i].file, g.jobs[i].name);
-    status = planned ? 2 : 0;
-    goto out;
+/* The kernel, agent and coverage folder exist and are what they should be; the run configuration takes them. */
+static int check_engine(cli_args *a) {
+  if (access(a->kernel, X_OK)) {
+    fprintf(stderr, "umlbed: kernel %s: %s (use --kernel, --variant or $UMLBED_KERNEL)\n", a->kernel, strerror(errno));
+    return -1;
   }
-  /* Files that did not load are ERROR lines of their own; the others still run. */
-  if (access(kernel, X_OK)) {
-    fprintf(stderr, "umlbed: kernel %s: %s (use --kernel, --variant or $UMLBED_KERNEL)\n", kernel, strerror(errno));
-    status = 2;
-    goto out;
+  if (kernel_release(a->kernel, a->release, sizeof a->release)) {
+    fprintf(stderr, "umlbed: kernel %s: not a UML kernel (its --version did not print a release)\n", a->kernel);
+    return -1;
   }
-  char release[128];
-  if (kernel_release(kernel, release, sizeof release)) {
-    fprintf(stderr, "umlbed: kernel %s: not a UML kernel (its --version did not print a release)\n", kernel);
-    status = 2;
-    goto out;
+  if (access(a->agent, R_OK)) {
+    fprintf(stderr, "umlbed: agent %s: %s (use --agent or $UMLBED_AGENT)\n", a->agent, strerror(errno));
+    return -1;
   }
-  if (access(agent, R_OK)) {
-    fprintf(stderr, "umlbed: agent %s: %s (use --agent or $UMLBED_AGENT)\n", agent, strerror(errno));
-    status = 2;
-    goto out;
-  }
-  char kreal[PATH_MAX], areal[PATH_MAX];
-  g.cfg.kernel = realpath(kernel, kreal) ? kreal : kernel;
-  char vbuf[256];
+  g.cfg.kernel = realpath(a->kernel, a->kreal) ? a->kreal : a->kernel;
   /* The path as given names the variant even when it is a symbolic link to elsewhere. */
-  g.cfg.variant = variant ? variant : umb_kernel_variant(kernel, vbuf, sizeof vbuf);
-  if (g.cfg.variant == NULL) g.cfg.variant = umb_kernel_variant(g.cfg.kernel, vbuf, sizeof vbuf);
-  g.cfg.agent = realpath(agent, areal) ? areal : agent;
-  if (coverage) {
-    if (mkdir(coverage, 0755) && errno != EEXIST) {
-      fprintf(stderr, "umlbed: --coverage %s: %s\n", coverage, strerror(errno));
-      status = 2;
-      goto out;
+  g.cfg.variant = a->variant ? a->variant : umb_kernel_variant(a->kernel, a->vbuf, sizeof a->vbuf);
+  if (g.cfg.variant == NULL) g.cfg.variant = umb_kernel_variant(g.cfg.kernel, a->vbuf, sizeof a->vbuf);
+  g.cfg.agent = realpath(a->agent, a->areal) ? a->areal : a->agent;
+  if (a->coverage) {
+    if ((mkdir(a->coverage, 0755) && errno != EEXIST) || realpath(a->coverage, a->covreal) == NULL) {
+      fprintf(stderr, "umlbed: --coverage %s: %s\n", a->coverage, strerror(errno));
+      return -1;
     }
-    if (realpath(coverage, covreal) == NULL) {
-      fprintf(stderr, "umlbed: --coverage %s: %s\n", coverage, strerror(errno));
-      status = 2;
-      goto out;
-    }
-    g.cfg.coverage = covreal;
+    g.cfg.coverage = a->covreal;
   }
   /* A gcov kernel names each .gcda file by its build path (the folder the binary was linked in): drop that many
    * components, so the data lands under the run's coverage folder as mm/memory.gcda and so on. */
   for (const char *p = g.cfg.kernel; *p; p++)
     if (*p == '/' && p[1]) g.cfg.gcov_strip++;
   if (g.cfg.gcov_strip) g.cfg.gcov_strip--;
-  {
-    const char *env = getenv("UMLBED_LPJ_CACHE");
-    snprintf(lpj_cache, sizeof lpj_cache, "%s%s", env ? env : bdir, env ? "" : "/lpj.cache");
-    if (umb_lpj_load(&lpj, lpj_cache, g.cfg.kernel) == 0) g.cfg.lpj = &lpj;
-  }
-  g.cfg.release = release;
+  g.cfg.release = a->release;
   /* The generation is what the kernel says it is (6.1.192 -> 6.1), whichever way it was chosen. */
-  size_t glen = strcspn(release, ".");
-  if (release[glen] == '.') glen += 1 + strspn(release + glen + 1, "0123456789");
-  snprintf(g.generation, sizeof g.generation, "%.*s", (int)glen, release);
+  size_t glen = strcspn(a->release, ".");
+  if (a->release[glen] == '.') glen += 1 + strspn(a->release + glen + 1, "0123456789");
+  snprintf(g.generation, sizeof g.generation, "%.*s", (int)glen, a->release);
   g.cfg.generation = g.generation;
+  return 0;
+}
+
+/* The host side of the runs: caches, TMPDIR, the reaper, gdb. */
+static int prepare_host(cli_args *a) {
+  const char *env = getenv("UMLBED_LPJ_CACHE");
+  if (umb_path(lpj_cache, sizeof lpj_cache, "%s%s", env ? env : a->bdir, env ? "" : "/lpj.cache") == 0 &&
+      umb_lpj_load(&lpj, lpj_cache, g.cfg.kernel) == 0)
+    g.cfg.lpj = &lpj;
   const char *tmp = getenv("TMPDIR");
   g.cfg.tmpbase = tmp && *tmp ? tmp : "/tmp";
   struct stat tst;
   if (stat(g.cfg.tmpbase, &tst) || !S_ISDIR(tst.st_mode) || strchr(g.cfg.tmpbase, '\n')) {
     fprintf(stderr, "umlbed: TMPDIR %s is not a folder\n", g.cfg.tmpbase);
-    status = 2;
-    goto out;
+    return -1;
   }
   /* What killed runners left behind goes first; then a reaper makes sure this runner leaves nothing either,
    * however it ends. It is forked before libuv starts any thread. */
   umb_stale_clean(g.cfg.tmpbase);
   int rrc = umb_reaper_start();
   if (rrc) fprintf(stderr, "umlbed: no reaper (%s): a killed runner may leave instances behind\n", strerror(-rrc));
-  if (gdb) {
-    if (g.njobs != 1) {
-      fprintf(stderr, "umlbed: --gdb runs exactly one scenario (got %d; use --filter)\n", g.njobs);
-      status = 2;
-      goto out;
+  if (a->gdb) {
+    if (g.plan.njobs != 1) {
+      fprintf(stderr, "umlbed: --gdb runs exactly one scenario (got %d; use --filter)\n", g.plan.njobs);
+      return -1;
     }
-    g.cfg.gdb_interactive = !batch && isatty(0);
-    g.cfg.gdb_script = write_gdb_script(breaks, nbreaks, g.cfg.gdb_interactive);
+    g.cfg.gdb_interactive = !a->batch && isatty(0);
+    g.cfg.gdb_script = write_gdb_script(a->breaks, a->nbreaks, g.cfg.gdb_interactive);
     if (g.cfg.gdb_script == NULL) {
       fprintf(stderr, "umlbed: cannot write the gdb script: %s\n", strerror(errno));
-      status = 2;
-      goto out;
+      return -1;
     }
     if (g.cfg.gdb_interactive) g.cfg.timeout_s = 0;
   }
+  g.cfg.ignore = a->nignore ? a->ignore : NULL;
+  return 0;
+}
 
-  /* Orphaned UML helper processes get reparented to us, so we can reap and account for them. */
-  prctl(PR_SET_CHILD_SUBREAPER, 1);
-  signal(SIGPIPE, SIG_IGN);
-  g.tty = isatty(2);
-  g.cfg.ignore = nignore ? ignore : NULL;
-  g.loop = uv_default_loop();
-  uv_signal_init(g.loop, &g.sigint);
-  uv_signal_init(g.loop, &g.sigterm);
-  uv_signal_start(&g.sigint, on_signal, SIGINT);
-  uv_signal_start(&g.sigterm, on_signal, SIGTERM);
-  /* A closed terminal or a dropped ssh session is a request to stop like SIGTERM. */
-  uv_signal_init(g.loop, &g.sighup);
-  uv_signal_start(&g.sighup, on_signal, SIGHUP);
-  printf("TAP version 13\n1..%d\n", g.njobs);
+/* ---- Running the plan. ---- */
+
+static void print_header(void) {
+  printf("TAP version 13\n1..%d\n", g.plan.njobs);
   printf("# kernel %s (generation %s, variant %s)\n", g.cfg.release, g.cfg.generation,
          g.cfg.variant ? g.cfg.variant : "-");
   if (g.shard.n)
     printf("# shard %d/%d (%s; dealt by %s): %d of %d runs\n", g.shard.k, g.shard.n, g.shard.source, g.shard.balance,
-           g.njobs, g.nall);
+           g.plan.njobs, g.plan.nall);
   if (g.fuzz_note[0]) printf("# %s\n", g.fuzz_note);
   fflush(stdout);
+}
+
+/* Every run of the plan on the loop, its run processes bounded and its signals passed on; returns when all ended. */
+static void run_plan(void) {
+  /* Orphaned UML helper processes of a killed run process get reparented to the runner, which reaps them. */
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
+  signal(SIGPIPE, SIG_IGN);
+  g.tty = isatty(2);
+  g.loop = uv_default_loop();
+  uv_signal_t *sigs[] = {&g.sigint, &g.sigterm, &g.sighup};
+  /* A closed terminal or a dropped ssh session is a request to stop like SIGTERM. */
+  const int signums[] = {SIGINT, SIGTERM, SIGHUP};
+  for (int i = 0; i < 3; i++) {
+    uv_signal_init(g.loop, sigs[i]);
+    uv_signal_start(sigs[i], on_signal, signums[i]);
+  }
+  print_header();
   jobs_cache_load();
   start_next();
   uv_run(g.loop, UV_RUN_DEFAULT);
@@ -971,41 +892,84 @@ int main(int argc, char **argv) {
   }
   int rc = uv_loop_close(g.loop);
   if (rc) fprintf(stderr, "umlbed: loop not closed cleanly: %s\n", uv_strerror(rc));
-  remove_gdb_dir();
-  umb_reaper_stop();
+}
 
+/* The reports and the exit status of a finished plan. */
+static int report_plan(cli_args *a) {
   int bad = 0;
-  for (int i = 0; i < g.njobs; i++)
-    if (!g.jobs[i].done || (g.jobs[i].verdict != UMB_OK && g.jobs[i].verdict != UMB_SKIP)) bad = 1;
-  if (g.junit && umb_out_junit(g.junit, g.jobs, g.njobs, &g.cfg))
+  for (int i = 0; i < g.plan.njobs; i++)
+    if (!g.plan.jobs[i].done || (g.plan.jobs[i].verdict != UMB_OK && g.plan.jobs[i].verdict != UMB_SKIP)) bad = 1;
+  if (g.junit && umb_out_junit(g.junit, g.plan.jobs, g.plan.njobs, &g.cfg))
     fprintf(stderr, "umlbed: cannot write %s\n", g.junit), bad = 1;
   char packid[64];
-  umb_out_shard osh = {
-      g.shard.k, g.shard.n, g.shard.source, g.shard.balance, g.all, g.nall, umb_pack_id(bdir, packid, sizeof packid)};
-  if (g.json && umb_out_json(g.json, g.jobs, g.njobs, &g.cfg, &g.jobs_ctl, &osh))
+  umb_out_shard osh = {g.shard.k,
+                       g.shard.n,
+                       g.shard.source,
+                       g.shard.balance,
+                       g.plan.all,
+                       g.plan.nall,
+                       umb_pack_id(a->bdir, packid, sizeof packid)};
+  if (g.json && umb_out_json(g.json, g.plan.jobs, g.plan.njobs, &g.cfg, &g.jobs_ctl, &osh))
     fprintf(stderr, "umlbed: cannot write %s\n", g.json), bad = 1;
-  status = g.interrupted ? 128 + g.interrupted : bad;
+  return g.interrupted ? 128 + g.interrupted : bad;
+}
 
-out:
-  umb_reaper_stop();
-  for (int i = 0; i < g.njobs; i++) {
-    free(g.jobs[i].file);
-    free(g.jobs[i].name);
-    free(g.jobs[i].diag);
-    free(g.jobs[i].coverage);
-    free(g.jobs[i].metrics);
-    free(g.jobs[i].reason);
-    free(g.jobs[i].prints);
-    free(g.jobs[i].dir);
-    free(g.jobs[i].broken);
+static void free_args(cli_args *a) {
+  for (int i = 0; i < a->nfiles; i++) free(a->files[i]);
+  free(a->files);
+  for (int i = 0; i < a->nparams; i++) free(a->params[i]);
+  free(a->params);
+  free(a->bdir);
+}
+
+/* umlbed run, list and fuzz: the options checked, the plan made, then run (or listed). */
+static int run_command(int argc, char **argv) {
+  cli_args a = {.cmd = argv[1], .fuzz = !strcmp(argv[1], "fuzz"), .list = !strcmp(argv[1], "list")};
+  int status = 2, rc;
+  a.bdir = build_dir();
+  a.params = calloc(1, sizeof(char *));
+  if (a.bdir == NULL || a.params == NULL) {
+    fprintf(stderr, "umlbed: %s\n", strerror(ENOMEM));
+  } else if ((rc = parse_args(argc, argv, &a)) != 0) {
+    status = rc > 0 ? 0 : 2;
+  } else if (configure_limits(&a) || configure_paths(&a) || configure_files(&a) || (rc = plan_runs(&a)) < 0) {
+    status = 2;
+  } else if (rc > 1) {
+    status = rc; /* 128 + a stop signal. */
+  } else if (a.list) {
+    for (int i = 0; i < g.plan.njobs; i++) printf("%s\t%s\n", g.plan.jobs[i].file, g.plan.jobs[i].name);
+    status = rc ? 2 : 0;
+  } else if (check_engine(&a) == 0 && prepare_host(&a) == 0) {
+    /* Files that did not load are ERROR lines of their own; the others still run. */
+    jobs_cache_path(a.bdir);
+    run_plan();
+    status = report_plan(&a);
   }
-  free(g.jobs);
-  for (int i = 0; i < g.nall; i++) free(g.all[i]);
-  free(g.all);
-  for (int i = 0; i < nfiles; i++) free(files[i]);
-  free(files);
-  for (int i = 0; i < nparams; i++) free(params[i]);
-  free(params);
-  free(bdir);
+  remove_gdb_dir();
+  umb_reaper_stop();
+  umb_plan_free(&g.plan);
+  free_args(&a);
   return status;
+}
+
+int main(int argc, char **argv) {
+  /* The host opens the bindings in every scenario's state; it knows them only through this registration. */
+  umb_host_register(&umb_lua_module);
+  if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+    fputs(usage, argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  const char *cmd = argv[1];
+  if (!strcmp(cmd, "__run")) return umb_runchild_main(argc, argv);
+  if (!strcmp(cmd, "bench")) return umb_bench_main(argc, argv);
+  if (!strcmp(cmd, "merge")) return umb_merge_main(argc, argv);
+  for (int i = 2; i < argc; i++)
+    if (!strcmp(argv[i], "--pack") || !strncmp(argv[i], "--pack=", 7)) return umb_pack_main(argc, argv);
+  if (strcmp(cmd, "run") && strcmp(cmd, "list") && strcmp(cmd, "fuzz")) {
+    fprintf(stderr, "umlbed: unknown command '%s'\n%s", cmd, usage);
+    return 2;
+  }
+  g.cfg.runner_pid = (int)getpid();
+  g.hcfg.core = &g.cfg;
+  return run_command(argc, argv);
 }

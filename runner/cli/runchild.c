@@ -18,6 +18,7 @@
 /* The configuration the runner sent, and what it points to (owned here for the process's life). */
 static struct {
   umb_config cfg;
+  umb_host_config hcfg;
   umb_lpj lpj;
   char *file, *name;
   int combo;
@@ -119,13 +120,15 @@ static int on_cfg_line(void *arg, char *line, size_t len, int toolong) {
     else if (!strcmp(k, "gdb_interactive"))
       g->gdb_interactive = (int)i;
     else if (!strcmp(k, "unsafe_lua"))
-      g->unsafe_lua = (int)i;
+      c.hcfg.unsafe_lua = (int)i;
     else if (!strcmp(k, "lua_memory"))
-      g->lua_memory = (size_t)i;
+      c.hcfg.lua_memory = (size_t)i;
     else if (!strcmp(k, "gcov_strip"))
       g->gcov_strip = (int)i;
     else if (!strcmp(k, "runner_pid"))
       g->runner_pid = (int)i;
+    else if (!strcmp(k, "fake_uml"))
+      g->fake_uml = (int)i;
     else if (!strcmp(k, "combo"))
       c.combo = (int)i;
     else
@@ -156,7 +159,8 @@ static int read_config(int fd) {
       (c.cfg.kernel == NULL || c.cfg.agent == NULL || c.cfg.tmpbase == NULL || c.file == NULL || c.name == NULL))
     rc = -EINVAL;
   c.cfg.ignore = (const char *const *)c.ignore;
-  c.cfg.params = (const char *const *)c.params;
+  c.hcfg.params = (const char *const *)c.params;
+  c.hcfg.core = &c.cfg;
   return rc;
 }
 
@@ -257,7 +261,7 @@ int umb_runchild_main(int argc, char **argv) {
     uv_signal_start(&c.sig[i], on_signal, stops[i]);
     chain_stop_signal(stops[i]);
   }
-  c.sc = umb_scen_new(loop, &c.cfg, c.file, c.name, c.combo, on_done, NULL);
+  c.sc = umb_scen_new(loop, &c.hcfg, c.file, c.name, c.combo, on_done, NULL);
   if (c.sc == NULL) {
     fprintf(stderr, "umlbed: run process: out of memory\n");
     free_config();

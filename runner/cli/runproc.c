@@ -28,6 +28,7 @@ typedef enum end_why { END_NONE = 0, END_BOUND, END_FINISH, END_STOP } end_why;
 struct umb_runproc {
   uv_loop_t *loop;
   const umb_config *cfg;
+  const umb_host_config *hcfg;
   job *j;
   void (*done_cb)(umb_runproc *p, void *data);
   void *data;
@@ -365,7 +366,7 @@ static int config_record(const umb_runproc *p, umb_buf *b) {
   rc |= umb_rec_str(b, "cfg", "generation", c->generation);
   rc |= umb_rec_str(b, "cfg", "coverage", c->coverage);
   for (int i = 0; c->ignore && c->ignore[i]; i++) rc |= umb_rec_str(b, "cfg", "ignore", c->ignore[i]);
-  for (int i = 0; c->params && c->params[i]; i++) rc |= umb_rec_str(b, "cfg", "param", c->params[i]);
+  for (int i = 0; p->hcfg->params && p->hcfg->params[i]; i++) rc |= umb_rec_str(b, "cfg", "param", p->hcfg->params[i]);
   rc |= umb_rec_num(b, "cfg", "timeout", c->timeout_s);
   rc |= umb_rec_num(b, "cfg", "timeout_scale", c->timeout_scale);
   if (c->lpj) rc |= umb_rec_num(b, "cfg", "lpj", (double)c->lpj->value);
@@ -373,10 +374,11 @@ static int config_record(const umb_runproc *p, umb_buf *b) {
   rc |= umb_rec_num(b, "cfg", "keep", c->keep);
   rc |= umb_rec_num(b, "cfg", "timeout_given", c->timeout_given);
   rc |= umb_rec_num(b, "cfg", "gdb_interactive", c->gdb_interactive);
-  rc |= umb_rec_num(b, "cfg", "unsafe_lua", c->unsafe_lua);
-  rc |= umb_rec_num(b, "cfg", "lua_memory", (double)c->lua_memory);
+  rc |= umb_rec_num(b, "cfg", "unsafe_lua", p->hcfg->unsafe_lua);
+  rc |= umb_rec_num(b, "cfg", "lua_memory", (double)p->hcfg->lua_memory);
   rc |= umb_rec_num(b, "cfg", "gcov_strip", c->gcov_strip);
   rc |= umb_rec_num(b, "cfg", "runner_pid", umb_runner_pid(c));
+  rc |= umb_rec_num(b, "cfg", "fake_uml", c->fake_uml);
   rc |= umb_rec_str(b, "cfg", "file", j->file);
   rc |= umb_rec_str(b, "cfg", "name", j->name);
   rc |= umb_rec_num(b, "cfg", "combo", j->combo);
@@ -439,12 +441,14 @@ static int spawn(umb_runproc *p) {
   return rc;
 }
 
-umb_runproc *umb_runproc_start(uv_loop_t *loop, const umb_config *cfg, job *j,
+umb_runproc *umb_runproc_start(uv_loop_t *loop, const umb_host_config *hcfg, job *j,
                                void (*done_cb)(umb_runproc *p, void *data), void *data) {
   umb_runproc *p = calloc(1, sizeof *p);
   if (p == NULL) return NULL;
+  const umb_config *cfg = hcfg->core;
   p->loop = loop;
   p->cfg = cfg;
+  p->hcfg = hcfg;
   p->j = j;
   p->done_cb = done_cb;
   p->data = data;

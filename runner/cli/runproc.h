@@ -24,7 +24,7 @@ typedef struct umb_runproc umb_runproc;
 /* Starts job j's run with configuration cfg (cfg->lpj, if set, learns from the run); done_cb runs exactly once,
  * from the loop, when j holds the result and everything the run started is gone. Returns NULL only when out of
  * memory; a process that cannot be started is a run with verdict ERROR (done_cb still comes). */
-umb_runproc *umb_runproc_start(uv_loop_t *loop, const umb_config *cfg, job *j,
+umb_runproc *umb_runproc_start(uv_loop_t *loop, const umb_host_config *hcfg, job *j,
                                void (*done_cb)(umb_runproc *p, void *data), void *data);
 /* Passes a stop signal (SIGINT, SIGTERM, SIGHUP) on to the run's process; the first one counts. */
 void umb_runproc_signal(umb_runproc *p, int sig);

@@ -515,6 +515,7 @@ int umb_run_vm_spawn(umb_run *r, const char *mem, const char *cmdline, int time_
       .ignore = r->cfg->ignore,
       .gcov_prefix = r->covdir[0] ? gcov : NULL,
       .gcov_strip = r->cfg->gcov_strip,
+      .fake_uml = r->cfg->fake_uml,
   };
   int rc = umb_vm_spawn(r->loop, &o, on_vm_event, v, &v->vm);
   if (rc) {
@@ -528,6 +529,16 @@ int umb_run_vm_spawn(umb_run *r, const char *mem, const char *cmdline, int time_
   *out = v;
   return 0;
 }
+
+void umb_run_vm_kill(umb_run_vm *v) {
+  if (v->vm == NULL || v->run->finishing) return;
+  v->expect_exit = 1;
+  umb_vm_kill(v->vm);
+}
+
+void umb_run_vm_powering_off(umb_run_vm *v) { v->expect_exit = 1; }
+
+int umb_run_vm_ending(const umb_run_vm *v) { return v->expect_exit; }
 
 void umb_run_set_timeout(umb_run *r, double seconds) {
   r->timeout_s = seconds;

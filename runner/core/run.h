@@ -33,18 +33,16 @@ typedef struct umb_config {
   const char *gdb_script; /* Run kernels under gdb with this script. */
   int gdb_interactive;
   const char *const *ignore; /* --ignore-warning texts, NULL-terminated (or NULL). */
-  const char *const *params; /* --param KEY=VALUE overrides of the matrix, NULL-terminated (or NULL). */
   const char *variant;       /* NAME when kernel is .../kernel/NAME/obj/linux, else NULL. */
   const char *release;       /* What the kernel's --version printed (6.1.192). */
   const char *generation;    /* Its major.minor (6.1, 6.12). */
-  int unsafe_lua;            /* --unsafe-lua: no sandbox. */
-  size_t lua_memory;         /* --lua-memory: the bytes one scenario's Lua state may hold (0: no cap). */
   umb_lpj *lpj;              /* The kernel's calibration on this host: passed as lpj= once known (NULL: never). */
   /* --coverage: each run's instances write their gcov data under this folder (absolute), each run in a folder of
    * its own, and end with an orderly power-off so that they do (NULL: no coverage, instances are killed). */
   const char *coverage;
   int gcov_strip; /* Components of the kernel's build folder that libgcov drops from each .gcda path. */
   int runner_pid; /* The runner whose run this is: it names run folders and instances (0: this process). */
+  int fake_uml;   /* --fake-uml: the kernel is the runner's tests' fake UML (umb_vm_options.fake_uml). */
 } umb_config;
 
 /* cfg->runner_pid, or this process's PID. */
@@ -153,6 +151,14 @@ void umb_run_set_timeout(umb_run *r, double seconds);
 /* Boots an instance for the run; its events go to ops. Returns 0 or a negative errno (nothing started). */
 int umb_run_vm_spawn(umb_run *r, const char *mem, const char *cmdline, int time_travel, const umb_run_vm_ops *ops,
                      void *user, umb_run_vm **out);
+/* Kills an instance on purpose (a scenario's vm:kill(), or a vm it dropped): its death is then not a crash. Does
+ * nothing once the instance is closed or while the run closes its instances itself. */
+void umb_run_vm_kill(umb_run_vm *v);
+/* An instance is about to be told to power off: its exit is then not a crash. */
+void umb_run_vm_powering_off(umb_run_vm *v);
+/* Whether an instance's death would be on purpose (after one of the two above): a call that its death cancels
+ * then ends with an error for its caller, instead of waiting for the CRASHED verdict. */
+int umb_run_vm_ending(const umb_run_vm *v);
 /* Records an expectation failure (already formatted with file:line). */
 void umb_run_fail(umb_run *r, const char *text);
 /* Appends a line to the diagnostics without failing. */

@@ -132,6 +132,9 @@ typedef struct umb_vm_options {
    * components replaced (libgcov's GCOV_PREFIX and GCOV_PREFIX_STRIP); NULL: the instance's folder. */
   const char *gcov_prefix;
   int gcov_strip;
+  /* The kernel is the runner's tests' fake UML (umlbed-test), whose agent has verbs of its own: requests are not
+   * checked against the protocol's verb table. Only the runner's own tests set it (umlbed run --fake-uml). */
+  int fake_uml;
 } umb_vm_options;
 
 /* Spawn a UML instance. On success *out is set and cb gets its events; on failure

@@ -45,7 +45,7 @@ struct umb_vm {
   uint64_t next_id;
 
   unsigned exited : 1, killed : 1, dead : 1, gone : 1, ready : 1, closing : 1, con_eof : 1, dead_reported : 1;
-  /* The kernel is umlbed-test's fake UML (UMLBED_FAKE), whose verbs are its own: no verb table check. */
+  /* The kernel is umlbed-test's fake UML (umb_vm_options.fake_uml), whose verbs are its own: no verb table check. */
   unsigned fake : 1;
   const char *death;
   char death_text[512];
@@ -424,7 +424,7 @@ int umb_vm_spawn(uv_loop_t *loop, const umb_vm_options *opt, umb_vm_event_cb cb,
   vm->scan.ignore = opt->ignore;
   /* At most UMB_LINE_MAX bytes with the newline. */
   vm->proto.max = UMB_LINE_MAX - 1;
-  vm->fake = getenv("UMLBED_FAKE") != NULL;
+  vm->fake = opt->fake_uml != 0;
 
   char path[4096];
   snprintf(path, sizeof path, "%s/console.log", opt->dir);

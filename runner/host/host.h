@@ -2,15 +2,13 @@
 #ifndef UMLBED_HOST_H
 #define UMLBED_HOST_H
 
-#include <lua.h>
-
-#include "scenario.h"
+#include "hostlua.h"
 
 /* Lua instructions between two looks at the deadline and at a stop signal. */
 #define HOOK_COUNT 100000
 
-/* A Lua state for scenario file `file`: the sandbox unless unsafe, require from the file's folder, the umlbed
- * module, its allocations counted in *mem and refused past mem->cap (0: no cap). NULL when out of memory. */
+/* A Lua state for scenario file `file`: the sandbox unless unsafe, require from the file's folder, the registered
+ * umlbed module, its allocations counted in *mem and refused past mem->cap (0: no cap). NULL when out of memory. */
 lua_State *umb_host_new_state(int unsafe, const char *file, umb_lua_mem *mem);
 /* Loads a scenario file and leaves its table on the stack, --param overrides applied; returns 0 or -EINVAL
  * (message pushed). */
@@ -27,5 +25,7 @@ void umb_host_set_hook(lua_State *co);
 void umb_scen_lua_failed(umb_scen *sc, const char *msg);
 /* The run function and every task have ended: the scenario's verdict (sched.c). */
 void umb_host_finish_returned(umb_scen *sc);
+/* The module the layer above registered (umb_host_register); NULL before. */
+const umb_host_module *umb_host_module_get(void);
 
 #endif

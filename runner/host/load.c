@@ -222,10 +222,20 @@ lua_State *umb_host_new_state(int unsafe, const char *file, umb_lua_mem *mem) {
   if (!unsafe) sandbox(L);
   set_path(L, file, unsafe);
   lua_register(L, "print", scen_print);
-  luaL_requiref(L, "umlbed", luaopen_umlbed, 0);
-  lua_pop(L, 1);
+  /* The bindings are a layer above the host: they reach it only through what was registered. */
+  const umb_host_module *m = umb_host_module_get();
+  if (m && m->open) {
+    luaL_requiref(L, "umlbed", m->open, 0);
+    lua_pop(L, 1);
+  }
   return L;
 }
+
+static const umb_host_module *module;
+
+void umb_host_register(const umb_host_module *m) { module = m; }
+
+const umb_host_module *umb_host_module_get(void) { return module; }
 
 int umb_param_check(const char *param) {
   const char *eq = strchr(param, '=');
@@ -461,8 +471,12 @@ static int describe_protected(lua_State *L) {
   return 0;
 }
 
-int umb_scen_describe(const char *file, const char *const *params, int unsafe, size_t mem_cap, double timeout_s,
-                      char **name, char ***combos, int *ncombos, char **err) {
+int umb_scen_describe(const char *file, const umb_host_config *cfg, char **name, char ***combos, int *ncombos,
+                      char **err) {
+  const char *const *params = cfg->params;
+  int unsafe = cfg->unsafe_lua;
+  size_t mem_cap = cfg->lua_memory;
+  double timeout_s = cfg->core->timeout_s;
   describe_ctx d = {.file = file, .params = params};
   if (timeout_s > 0) d.deadline = uv_hrtime() + (uint64_t)(timeout_s * 1e9);
   umb_lua_mem mem = {.cap = mem_cap};

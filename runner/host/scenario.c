@@ -38,8 +38,8 @@ static int prepare_protected(lua_State *L) {
     double v = lua_type(L, -1) == LUA_TNUMBER ? lua_tonumber(L, -1) : -1;
     if (!(v > 0) || v > 1e9)
       return luaL_error(L, "%s: timeout must be a positive number of seconds (or a function returning one)", sc->file);
-    if (!sc->cfg->timeout_given && !sc->cfg->gdb_interactive)
-      sc->timeout_s = v * (sc->cfg->timeout_scale > 0 ? sc->cfg->timeout_scale : 1);
+    if (!sc->cfg->core->timeout_given && !sc->cfg->core->gdb_interactive)
+      sc->timeout_s = v * (sc->cfg->core->timeout_scale > 0 ? sc->cfg->core->timeout_scale : 1);
   }
   lua_getfield(L, t, "skip");
   if (lua_type(L, -1) == LUA_TSTRING) {
@@ -51,7 +51,9 @@ static int prepare_protected(lua_State *L) {
   lua_State *co = lua_newthread(L);
   int coref = luaL_ref(L, LUA_REGISTRYINDEX);
   lua_getfield(L, t, "run");
-  umb_lua_push_t(L);
+  const umb_host_module *m = umb_host_module_get();
+  if (m == NULL || m->push_t == NULL) return luaL_error(L, "no umlbed module was registered with the host");
+  m->push_t(L);
   if (umb_host_matrix_combo(L, t, sc->combo, NULL) < 0) return umb_host_matrix_error(L, sc->file);
   /* The t object carries the parameters too, for helpers that only get t. */
   lua_pushvalue(L, -1);
@@ -77,7 +79,8 @@ static void on_closed(umb_run *r) {
   if (sc->L) {
     /* Finalizers are scenario code: a __gc that loops gets the hook's errors after this grace. */
     sc->deadline =
-        uv_hrtime() + (uint64_t)(CLOSE_GRACE_S * (sc->cfg->timeout_scale > 0 ? sc->cfg->timeout_scale : 1) * 1e9);
+        uv_hrtime() +
+        (uint64_t)(CLOSE_GRACE_S * (sc->cfg->core->timeout_scale > 0 ? sc->cfg->core->timeout_scale : 1) * 1e9);
     lua_close(sc->L);
     sc->L = NULL;
   }
@@ -123,7 +126,7 @@ static int start_lua(umb_scen *sc) {
   if (L == NULL) return -ENOMEM;
   lua_pushlightuserdata(L, sc);
   lua_rawsetp(L, LUA_REGISTRYINDEX, &REG_SCEN);
-  sc->timeout_s = sc->cfg->timeout_s;
+  sc->timeout_s = sc->cfg->core->timeout_s;
   /* The file's top level and a timeout function are scenario code too: bounded by the default timeout. */
   if (sc->timeout_s > 0) sc->deadline = uv_hrtime() + (uint64_t)(sc->timeout_s * 1e9);
   umb_host_set_hook(L);
@@ -140,7 +143,7 @@ static int start_lua(umb_scen *sc) {
   return 0;
 }
 
-umb_scen *umb_scen_new(uv_loop_t *loop, const umb_config *cfg, const char *file, const char *name, int combo,
+umb_scen *umb_scen_new(uv_loop_t *loop, const umb_host_config *cfg, const char *file, const char *name, int combo,
                        void (*done_cb)(umb_scen *sc, void *data), void *data) {
   umb_scen *sc = calloc(1, sizeof *sc);
   if (sc == NULL) return NULL;
@@ -162,7 +165,7 @@ int umb_scen_start(umb_scen *sc) {
   uv_idle_init(sc->loop, &sc->runq);
   sc->runq.data = sc;
   sc->run.label = sc->name;
-  int rc = umb_run_start(&sc->run, sc->loop, sc->cfg, &run_ops, sc);
+  int rc = umb_run_start(&sc->run, sc->loop, sc->cfg->core, &run_ops, sc);
   if (rc) return rc;
   rc = start_lua(sc);
   if (rc) {

@@ -1,38 +1,36 @@
-/* scenario.h: the Lua host: one scenario (its Lua state, its tasks on the loop) on top of one run of the core. */
+/* scenario.h: the Lua host's contract with the layer above: scenario runs, listings and the module it is given. */
 #ifndef UMLBED_SCENARIO_H
 #define UMLBED_SCENARIO_H
 
-#include <lua.h>
 #include <signal.h>
+#include <stddef.h>
 
 #include "run.h"
 
+/* A scenario run: its Lua state and tasks on top of one run of the core (opaque here; hostlua.h has its layout). */
 typedef struct umb_scen umb_scen;
 
-typedef enum umb_task_state {
-  UMB_TASK_RUNNABLE = 0, /* Queued to be resumed (new, or woken). */
-  UMB_TASK_PARKED,       /* Yielded in a guest call, a boot or task:wait(). */
-  UMB_TASK_DONE,         /* Returned; results in resref. */
-  UMB_TASK_FAILED,       /* Raised; the message (with traceback) in resref. */
-} umb_task_state;
+/* What the host adds to the core's settings: how scenario code runs. */
+typedef struct umb_host_config {
+  const umb_config *core;
+  int unsafe_lua;            /* --unsafe-lua: no sandbox. */
+  const char *const *params; /* --param KEY=VALUE overrides of the matrix, NULL-terminated (or NULL). */
+  size_t lua_memory;         /* --lua-memory: the bytes one scenario's Lua state may hold (0: no cap). */
+} umb_host_config;
 
-/* A coroutine of a scenario that the loop resumes: task 0 is the run function, the others come
- * from t:go(). Owned by the scenario (freed with it), so Lua objects may point to it. */
-typedef struct umb_task {
-  umb_scen *sc;
-  lua_State *co;
-  int index;  /* 0 for the run function; 1, 2, ... in t:go() order. */
-  int coref;  /* Registry reference that anchors co while the task runs. */
-  int resref; /* Registry reference of the results table or error string. */
-  umb_task_state state;
-  int nargs;                    /* Values on co to resume it with when it runs next. */
-  int waited;                   /* task:wait() has seen its end (an error is then not reported). */
-  const char *pending_what;     /* What the task waits for (timeout reports). */
-  struct umb_task *waiting_for; /* The task it waits for in task:wait(). */
-  struct umb_task *next;        /* Every task of the scenario, in creation order. */
-  struct umb_task *qnext;       /* Run queue. */
-  char where[256];              /* file:line of the t:go() call. */
-} umb_task;
+/* The default of --lua-memory, in MiB. */
+#define UMB_LUA_MEMORY_DEFAULT_MIB 512
+/* Combinations one matrix may have. */
+#define UMB_MATRIX_MAX 65536
+
+/* The Lua module every scenario's state opens as "umlbed" (the bindings, a layer above the host, which the layer
+ * above both registers once before any scenario is loaded), and how to push a scenario's expectations object. */
+struct lua_State;
+typedef struct umb_host_module {
+  int (*open)(struct lua_State *L);
+  void (*push_t)(struct lua_State *L);
+} umb_host_module;
+void umb_host_register(const umb_host_module *m);
 
 /* What a finished scenario leaves. */
 typedef struct umb_scen_result {
@@ -43,50 +41,13 @@ typedef struct umb_scen_result {
   const char *metrics;
 } umb_scen_result;
 
-/* What one Lua state holds, and its cap: an allocation past cap fails (Lua's "not enough memory") and sets hit.
- * After the first refusal the cap grows by UMB_LUA_MEM_RESERVE once, so the error can still be reported. */
-typedef struct umb_lua_mem {
-  size_t used, cap;
-  int hit;
-} umb_lua_mem;
-#define UMB_LUA_MEM_RESERVE (1u << 20)
-/* The default of --lua-memory, in MiB. */
-#define UMB_LUA_MEMORY_DEFAULT_MIB 512
-
-struct umb_scen {
-  umb_run run; /* The core's part: folder, vms, deadline, verdict. */
-  uv_loop_t *loop;
-  const umb_config *cfg;
-  char *file;
-  char *name; /* Display name, with parameters. */
-  int combo;  /* Index in the matrix (0 without a matrix). */
-  lua_State *L;
-  umb_lua_mem mem; /* The Lua state's allocations and their cap (--lua-memory). */
-  umb_task *tasks; /* Task 0 (the run function) first, then t:go() tasks. */
-  umb_task *qhead, *qtail;
-  int ntasks;
-  uv_idle_t runq;        /* Active while tasks are queued: resumes them outside any Lua call. */
-  double timeout_s;      /* This run's timeout. */
-  char *skip;            /* The scenario's skip reason, if any. */
-  uint64_t deadline;     /* uv_hrtime() after which the run is over (0: none). */
-  int busy_timeout;      /* Lua code ran past the deadline without yielding. */
-  int hook_stopped;      /* The deadline hook has just parked the running task for good. */
-  umb_buf prints;        /* What the scenario print()ed, one line per call, up to UMB_RUN_TEXT_MAX. */
-  size_t prints_dropped; /* Bytes of print output past the cap, dropped. */
-  umb_buf metrics;       /* Its t:metric() samples (umb_scen_result). */
-  void (*done_cb)(umb_scen *sc, void *data);
-  void *data;
-  umb_scen_result result;
-};
-
-/* Describe a scenario file: pushes nothing; fills *name and the display names of every
- * matrix combination (malloc'd). Returns 0, or -EINVAL with *err set (malloc'd). */
-int umb_scen_describe(const char *file, const char *const *params, int unsafe, size_t mem_cap, double timeout_s,
-                      char **name, char ***combos, int *ncombos, char **err);
-/* Combinations one matrix may have. */
-#define UMB_MATRIX_MAX 65536
-/* Set (to the signal number) by the runner's SIGINT/SIGTERM/SIGHUP handler, before the event loop hears of it:
- * the deadline hook stops busy Lua code with it. */
+/* Describe a scenario file: fills *name and the display names of every matrix combination (malloc'd), loading
+ * the file under cfg's sandbox, parameters and memory cap, bounded by cfg->core->timeout_s. Returns 0, or -EINVAL
+ * with *err set (malloc'd). */
+int umb_scen_describe(const char *file, const umb_host_config *cfg, char **name, char ***combos, int *ncombos,
+                      char **err);
+/* Set (to the signal number) by a stop signal's handler, before the event loop hears of it: the deadline hook
+ * stops busy Lua code with it. */
 extern volatile sig_atomic_t umb_stop_signal;
 /* Check one --param argument: returns 0 for KEY=VALUE with KEY a Lua identifier, else -EINVAL. */
 int umb_param_check(const char *param);
@@ -95,7 +56,7 @@ const char *umb_kernel_variant(const char *kernel, char *buf, size_t size);
 
 /* A scenario run of matrix combination combo of file, shown as name; done_cb runs exactly once, from the loop,
  * when its verdict is final and everything it started is gone. NULL when out of memory. */
-umb_scen *umb_scen_new(uv_loop_t *loop, const umb_config *cfg, const char *file, const char *name, int combo,
+umb_scen *umb_scen_new(uv_loop_t *loop, const umb_host_config *cfg, const char *file, const char *name, int combo,
                        void (*done_cb)(umb_scen *sc, void *data), void *data);
 /* Start it. Returns 0 or a negative errno (then the verdict is ERROR and done_cb is still called). */
 int umb_scen_start(umb_scen *sc);
@@ -104,33 +65,5 @@ void umb_scen_interrupt(umb_scen *sc);
 /* Valid in done_cb and until umb_scen_free. */
 const umb_scen_result *umb_scen_get_result(const umb_scen *sc);
 void umb_scen_free(umb_scen *sc);
-
-/* For the bindings: the scenario that owns a Lua state. */
-umb_scen *umb_scen_from_lua(lua_State *L);
-/* The task whose coroutine L is, or NULL (the main state, or a coroutine the scenario made). */
-umb_task *umb_task_from_lua(lua_State *L);
-/* Register a new task for coroutine co (anchored by coref) and queue it to run with nargs values
- * already on co (the function and its arguments). */
-umb_task *umb_task_new(umb_scen *sc, lua_State *co, int coref, int nargs, const char *where);
-/* Queue a parked task to be resumed with nargs values already pushed on its coroutine. */
-void umb_task_wake(umb_task *t, int nargs);
-/* Record an expectation failure (already formatted with file:line). */
-void umb_scen_fail(umb_scen *sc, const char *text);
-/* Add a line to the scenario's diagnostics (t:note). */
-void umb_scen_note(umb_scen *sc, const char *text);
-/* Adds print()/io.write() output, within the run's text cap (UMB_RUN_TEXT_MAX). */
-void umb_scen_print(umb_scen *sc, const char *s, size_t len);
-/* Add one t:metric() sample line (see umb_scen_result); 0, or -E2BIG past UMB_METRICS_MAX bytes, or -ENOMEM. */
-int umb_scen_metric(umb_scen *sc, const char *line);
-#define UMB_METRICS_MAX (16u << 20)
-/* The key that marks a t:skip() error table. */
-void *umb_scen_skip_mark(void);
-/* The key that marks a t:require()/t:assert_*() error table: the failure is recorded, the verdict is FAILED. */
-void *umb_scen_abort_mark(void);
-
-/* The Lua module (lua-bindings/): opened in every scenario's state. */
-int luaopen_umlbed(lua_State *L);
-/* Push a new expectations object ("umlbed.t") for the scenario that owns L. */
-void umb_lua_push_t(lua_State *L);
 
 #endif

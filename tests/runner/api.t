@@ -2,7 +2,7 @@
 # api.t: the scenario API of issue 8 on a fake UML: t:require/t:assert_* end FAILED, t:eq(expected, seen) diffs, require "lib.x", m:faults' total, integer limits.
 . "$(dirname "$0")/common.sh"
 export UMLBED_FAKE=agent
-F="--kernel $UMLBED_TEST --agent $UMLBED_TEST"
+F="--fake-uml --kernel $UMLBED_TEST --agent $UMLBED_TEST"
 clean() { rm -rf "$TMPDIR"/umlbed-*; }
 
 # ---- t:require and t:assert_* stop the scenario with FAILED, from the run function and from a t:go task. ----

@@ -2,7 +2,7 @@
 # fake.t: the umlbed command line against a fake UML (umlbed-test re-run as the kernel): verdicts, reports, cleanup.
 . "$(dirname "$0")/common.sh"
 export UMLBED_FAKE=agent
-F="--kernel $UMLBED_TEST --agent $UMLBED_TEST"
+F="--fake-uml --kernel $UMLBED_TEST --agent $UMLBED_TEST"
 # Timeouts that must fire: long enough that the fake boot surely ended and the intended call is the one pending
 # (the verdict does not change with it), scaled for slow hosts. Times are checked only as "not before the timer"
 # and, as a hang guard, "not long after".
@@ -245,14 +245,14 @@ check "t:go: -j 3 with tasks in every scenario" [ "$rc" = 0 ]
 # vm.variant: BUILD/kernel/NAME/obj/linux names the variant, given as a path or as --variant.
 mkdir -p "$T/b/kernel/fake-var/obj" "$T/b/guest"
 cp "$UMLBED_TEST" "$T/b/kernel/fake-var/obj/linux"
-FAKE_KERNEL=$T/b/kernel/fake-var/obj/linux FAKE_VARIANT=fake-var run run --kernel "$T/b/kernel/fake-var/obj/linux" \
+FAKE_KERNEL=$T/b/kernel/fake-var/obj/linux FAKE_VARIANT=fake-var run run --fake-uml --kernel "$T/b/kernel/fake-var/obj/linux" \
   --agent "$UMLBED_TEST" --json "$T/v.json" "$SCEN/fake-go.lua"
 check "vm.variant from the kernel path" [ "$rc" = 0 ]
 check "json report names the variant" perl -MJSON::PP -e '
   local $/; open my $f, "<", $ARGV[0] or die; exit !(JSON::PP->new->decode(<$f>)->{variant} eq "fake-var")' "$T/v.json"
 mkdir -p "$T/b/runner"
 cp "$UMLBED" "$T/b/runner/umlbed"
-FAKE_KERNEL=$T/b/kernel/fake-var/obj/linux FAKE_VARIANT=fake-var "$T/b/runner/umlbed" run --variant fake-var \
+FAKE_KERNEL=$T/b/kernel/fake-var/obj/linux FAKE_VARIANT=fake-var "$T/b/runner/umlbed" run --fake-uml --variant fake-var \
   --agent "$UMLBED_TEST" "$SCEN/fake-go.lua" >"$T/out" 2>"$T/err"
 check "vm.variant from --variant (any name under BUILD/kernel)" [ "$?" = 0 ]
 run run --variant ../x "$SCEN/fake-ok.lua"

@@ -4,7 +4,7 @@
 # for the guest-side checks ([UML], skipped without it, and failed without it under strict mode).
 . "$(dirname "$0")/common.sh"
 export UMLBED_FAKE=agent
-F="--kernel $UMLBED_TEST --agent $UMLBED_TEST"
+F="--fake-uml --kernel $UMLBED_TEST --agent $UMLBED_TEST"
 KERNEL=${UMLBED_KERNEL:-$BUILD/kernel/full/obj/linux}
 AGENT=${UMLBED_AGENT:-$BUILD/guest/umlbed-agent}
 # Every runner started here is bounded by this guard; the scenarios' own timers are exact (--timeout 2), the guard
@@ -397,6 +397,19 @@ for k in 32 31; do
   check "F: ... naming the file" grep -q "^#   .*hostile-matrix$k\.lua" "$T/out"
   clean
 done
+# Repeatable options past their limit are usage errors, never silently dropped.
+breaks=$(seq 1 65 | sed 's/^/--break sym/' | tr '\n' ' ')
+grun run $F --gdb --batch $breaks "$SCEN/fake-ok.lua"
+check "F: 65 --break options: exit status 2 (got $rc)" [ "$rc" = 2 ]
+check "F: ... naming the limit" grep -q -- '--break: at most 64 breakpoints' "$T/err"
+ignores=$(seq 1 64 | sed 's/^/--ignore-warning text/' | tr '\n' ' ')
+grun run $F $ignores "$SCEN/fake-ok.lua"
+check "F: 64 --ignore-warning options: exit status 2 (got $rc)" [ "$rc" = 2 ]
+check "F: ... naming the limit" grep -q -- '--ignore-warning: at most 63 texts' "$T/err"
+ignores=$(seq 1 63 | sed 's/^/--ignore-warning text/' | tr '\n' ' ')
+grun run $F $ignores "$SCEN/fake-ok.lua"
+check "F: 63 --ignore-warning options are taken (exit $rc)" [ "$rc" = 0 ]
+clean
 mkdir -p "$T/empty"
 grun run $F "$T/empty"
 check "F: a folder without *.lua: exit status 2 (got $rc), not an empty plan" [ "$rc" = 2 ]

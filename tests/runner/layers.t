@@ -1,21 +1,42 @@
 #!/bin/sh
-# layers.t: the runner's layers call one way only (core, then the Lua host, then the CLI), read from the built archives.
+# layers.t: the runner's four layers call one way only (cli, then the bindings, then the Lua host, then the core), read from the built archives.
 . "$(dirname "$0")/common.sh"
-CORE=$RDIR/libumlbed-core.a
-HOST=$RDIR/libumlbed-host.a
-check "the core archive exists" test -s "$CORE"
-check "the host archive exists" test -s "$HOST"
-# Defined or referenced: nm lists both; U marks a reference.
-nm "$CORE" >"$T/core.nm" 2>/dev/null
-# The "no such symbol" checks below say something only if nm listed the core's own symbols.
-check "core: nm lists the core's symbols (umb_vm_spawn)" grep -qE ' T umb_vm_spawn$' "$T/core.nm"
-check "core: no Lua symbol, defined or referenced" not grep -qE ' (lua|luaL)_' "$T/core.nm"
-check "core: no reference to the bindings (umb_lua_)" not grep -qE ' umb_lua_' "$T/core.nm"
-check "core: no reference to the host (umb_scen_, umb_task_)" not grep -qE ' U (umb_scen_|umb_task_)' "$T/core.nm"
-grep -E '^ +U ' "$T/core.nm" | awk '{ print $2 }' | sort -u >"$T/core.undef"
+# Top layer first.
+LAYERS="cli lua host core"
+for l in $LAYERS; do
+  a=$RDIR/libumlbed-$l.a
+  check "the $l archive exists" test -s "$a"
+  # The CLI's main() is linked beside its archive.
+  [ "$l" = cli ] && a="$a $RDIR/obj/runner/cli/main.o"
+  # Defined symbols (text, data, read-only data, bss) and references, one name a line.
+  nm --defined-only $a 2>/dev/null | awk 'NF == 3 && $2 ~ /^[TDRB]$/ { print $3 }' | sort -u >"$T/$l.def"
+  nm $a 2>/dev/null | awk '$1 == "U" { print $2 }' | sort -u >"$T/$l.ref"
+done
+# The checks that nothing is referenced upward say something only if nm listed each layer's own symbols and its
+# references downward: probes of one name each.
+check "cli: nm lists its definitions (umb_runproc_start)" grep -qx umb_runproc_start "$T/cli.def"
+check "cli: ... and its references to the bindings (umb_lua_module)" grep -qx umb_lua_module "$T/cli.ref"
+check "lua: nm lists its definitions (luaopen_umlbed)" grep -qx luaopen_umlbed "$T/lua.def"
+check "lua: ... and its references to the host (umb_task_wake)" grep -qx umb_task_wake "$T/lua.ref"
+check "host: nm lists its definitions (umb_scen_new)" grep -qx umb_scen_new "$T/host.def"
+check "host: ... and its references to the core (umb_run_finish)" grep -qx umb_run_finish "$T/host.ref"
+check "core: nm lists its definitions (umb_vm_spawn)" grep -qx umb_vm_spawn "$T/core.def"
+# No layer references a symbol that a layer above it defines.
+upper=
+for l in $LAYERS; do
+  for u in $upper; do
+    comm -12 "$T/$l.ref" "$T/$u.def" >"$T/$l-$u.up"
+    check "$l: no reference to a symbol the $u layer defines" not test -s "$T/$l-$u.up"
+    diag "$T/$l-$u.up"
+  done
+  upper="$upper $l"
+done
+# The host opens the bindings only through the registration (umb_host_register), never by name.
+check "host: no reference to luaopen_umlbed or umb_lua_push_t" not grep -qxE 'luaopen_umlbed|umb_lua_push_t' "$T/host.ref"
+# No Lua in the core, defined or referenced.
+check "core: no Lua symbol, defined or referenced" not grep -qE '^(lua|luaL)_' "$T/core.def" "$T/core.ref"
 # Every reference of the core resolves in the core itself, libuv or libc: a call upward would be left over here.
-nm --defined-only "$CORE" | awk 'NF == 3 { print $3 }' | sort -u >"$T/core.def"
-comm -23 "$T/core.undef" "$T/core.def" | grep -E '^umb_' >"$T/core.up"
+grep -E '^umb_' "$T/core.ref" | comm -23 - "$T/core.def" >"$T/core.up"
 check "core: every umb_ reference is defined in the core" not test -s "$T/core.up"
 diag "$T/core.up"
 # The core linked alone (every object of it, without the host or Lua) is a program: the Makefile's core-alone.
@@ -29,11 +50,12 @@ elif [ -x "$RDIR/core-alone" ]; then
   check "core-alone: no Lua library" eval 'grep -q "libc\.so" "$T/ldd" && not grep -q liblua "$T/ldd"'
   grep -q 'libc\.so' "$T/ldd" || diag "$T/ldd"
 fi
-# The core's sources cannot even include a Lua header: they are built without Lua's include path.
-check "core sources: no Lua or host header included" not grep -nE '#include [<"](lua|lauxlib|lualib|scenario|lumlbed)' \
-  "$SRC"/runner/core/*.[ch]
-# The host does not reach into the CLI.
-nm "$HOST" >"$T/host.nm" 2>/dev/null
-check "host: nm lists the host's references to the core (U umb_run_finish)" grep -qE ' U umb_run_finish$' "$T/host.nm"
-check "host: no reference to the CLI (umb_out_)" not grep -qE ' U umb_out_' "$T/host.nm"
+# Headers: each layer's sources are built without the include paths of the layers above (runner/Makefile), and
+# none names an upper layer's header; the CLI is built without Lua's headers.
+check "core sources: no Lua, host, bindings or CLI header" \
+  not grep -nE '#include [<"](lua|lauxlib|lualib|scenario|hostlua|host|lumlbed|luamod|output|runproc)' "$SRC"/runner/core/*.[ch]
+check "host sources: no bindings or CLI header" \
+  not grep -nE '#include "(lumlbed|luamod|output|runproc|runchild|describe)' "$SRC"/runner/host/*.[ch]
+check "cli sources: no Lua header, and no host internals (hostlua.h, host.h)" \
+  not grep -nE '#include [<"](lua|lauxlib|lualib|hostlua|host|lumlbed)\.h' "$SRC"/runner/cli/*.[ch]
 echo "1..$n"

@@ -2,7 +2,7 @@
 # regress.t: one test per bug of issue 8's list (part 5): each fails on 98da590 and passes once its fix is in.
 . "$(dirname "$0")/common.sh"
 export UMLBED_FAKE=agent
-F="--kernel $UMLBED_TEST --agent $UMLBED_TEST"
+F="--fake-uml --kernel $UMLBED_TEST --agent $UMLBED_TEST"
 # A runner that crashes (bug 1) leaves no core file behind.
 ulimit -c 0 2>/dev/null || true
 # Every runner started here is bounded by this guard; it only ends a runner that hangs.
@@ -74,7 +74,7 @@ clean
 TO=$(scaled 10)
 cp "$SRC/tests/runner/regress/fake-id0.sh" "$T/fake-id0.sh"
 chmod +x "$T/fake-id0.sh"
-grun run --kernel "$T/fake-id0.sh" --agent "$UMLBED_TEST" --timeout "$TO" "$SCEN/regress-id0-error.lua"
+grun run --fake-uml --kernel "$T/fake-id0.sh" --agent "$UMLBED_TEST" --timeout "$TO" "$SCEN/regress-id0-error.lua"
 check "bug 5: ID-0 error reply is ERROR, not TIMEOUT" grep -q '^not ok 1 - regress ID-0 error reply # ERROR$' "$T/out"
 check "bug 5: ID-0 error reply: the diagnostics carry the agent's error (EINVAL)" \
   in_block '^not ok 1 - regress ID-0 error reply ' 'EINVAL'

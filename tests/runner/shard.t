@@ -75,7 +75,7 @@ done
 
 # ---- Shards run, their reports merge into the unsharded one; a missing or doubled run is refused. ----
 export UMLBED_FAKE=agent
-F="--kernel $UMLBED_TEST --agent $UMLBED_TEST"
+F="--fake-uml --kernel $UMLBED_TEST --agent $UMLBED_TEST"
 S="$SCEN/fake-ok.lua $SCEN/fake-matrix.lua $SCEN/fake-fail.lua"
 run run $F --json "$T/whole.json" $S
 whole=$rc

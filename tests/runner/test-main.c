@@ -585,7 +585,7 @@ static int vm_run(vmt *v, const char *mode) {
   uv_timer_init(&v->loop, &v->guard);
   v->guard.data = v;
   uv_timer_start(&v->guard, on_guard, 10000, 0);
-  umb_vm_options o = {.kernel = self_exe, .root = dir, .dir = dir, .umid = "test", .cpu = 0};
+  umb_vm_options o = {.kernel = self_exe, .root = dir, .dir = dir, .umid = "test", .cpu = 0, .fake_uml = 1};
   int rc = umb_vm_spawn(&v->loop, &o, on_event, v, &v->vm);
   CHECK(rc == 0);
   if (rc) uv_close((uv_handle_t *)&v->guard, NULL);
@@ -673,7 +673,7 @@ static void test_vm_noready_kill(void) {
   char dir[] = "/tmp/umlbed-test-XXXXXX";
   CHECK(mkdtemp(dir) != NULL);
   setenv("UMLBED_FAKE", "noready", 1);
-  umb_vm_options o = {.kernel = self_exe, .root = dir, .dir = dir, .umid = "test", .cpu = -1};
+  umb_vm_options o = {.kernel = self_exe, .root = dir, .dir = dir, .umid = "test", .cpu = -1, .fake_uml = 1};
   CHECK(umb_vm_spawn(&v.loop, &o, on_event, &v, &v.vm) == 0);
   int pid = umb_vm_pid(v.vm);
   uv_timer_init(&v.loop, &v.guard);

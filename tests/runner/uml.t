@@ -165,22 +165,38 @@ check "requests of 1 MB and almost 4 MiB, replies of 1 MiB arrive unchanged" [ "
 rm -rf "$TMPDIR"/umlbed-*
 rm -rf "$TMPDIR"/umlbed-*
 
-# The generation: build/kernel/full is built from linux-source-6.1, so the reports say 6.1 whichever way the
-# kernel was named; --generation takes 6.1 or 6.12 only, and 6.12 names the -6.12 twin of the variant.
-if [ "$KERNEL" = "$BUILD/kernel/full/obj/linux" ]; then
-  run run --generation 6.1 --json "$T/gen.json" --junit "$T/gen.xml" "$SRC/scenarios/zero-length.lua"
-  check "--generation 6.1: the suite runs" [ "$rc" = 0 ]
-  check "--generation 6.1: the TAP names the generation" grep -q '^# kernel 6\.1\.[0-9]* (generation 6\.1, variant full)$' "$T/out"
-  check "--generation 6.1: the JSON names it" grep -q '"generation": "6.1"' "$T/gen.json"
-  check "--generation 6.1: the JUnit properties name it" grep -q '<property name="generation" value="6.1"/>' "$T/gen.xml"
-fi
-run run --generation 5.10 "$SRC/scenarios/zero-length.lua"
-check "--generation 5.10: a usage error (exit 2)" [ "$rc" = 2 ]
-check "--generation 5.10: says which generations exist" grep -q 'wants 6.1 or 6.12' "$T/err"
-if [ ! -e "$BUILD/kernel/gpl-only-6.12/obj/linux" ]; then
-  run run --generation 6.12 --variant gpl-only "$SRC/scenarios/zero-length.lua"
-  check "--generation 6.12 --variant gpl-only: looks for gpl-only-6.12" grep -q 'kernel/gpl-only-6.12/obj/linux' "$T/err"
-fi
+# The generation: --generation GEN picks the built kernel whose variant.info (written by uml-kernel/build.sh) says
+# GEN and the variant's base name (full, or --variant); the reports name the generation the kernel itself reports.
+# A build of its own here: a copy of the runner and two kernel folders whose variant.info say two generations.
+mkdir -p "$T/g/runner" "$T/g/guest" "$T/g/kernel/one/obj" "$T/g/kernel/two-x/obj"
+cp "$UMLBED" "$T/g/runner/umlbed"
+cp "$AGENT" "$T/g/guest/umlbed-agent"
+ln -s "$KERNEL" "$T/g/kernel/one/obj/linux"
+ln -s "$KERNEL" "$T/g/kernel/two-x/obj/linux"
+printf 'generation 7.1\nbase full\n' >"$T/g/kernel/one/variant.info"
+printf 'generation 7.2\nbase full\n' >"$T/g/kernel/two-x/variant.info"
+release_gen=$("$KERNEL" --version | sed -n 's/^\([0-9]*\.[0-9]*\).*/\1/p')
+for gen in 7.1 7.2; do
+  dir=one
+  [ "$gen" = 7.2 ] && dir=two-x
+  "$T/g/runner/umlbed" run --generation "$gen" --json "$T/gen.json" --junit "$T/gen.xml" \
+    "$SRC/scenarios/zero-length.lua" >"$T/out" 2>"$T/err"
+  rc=$?
+  check "--generation $gen: the suite runs on the kernel whose variant.info says $gen" [ "$rc" = 0 ]
+  check "--generation $gen: ... which is $dir (the TAP names it)" \
+    grep -q "^# kernel $release_gen\\.[0-9]* (generation $release_gen, variant $dir)\$" "$T/out"
+  check "--generation $gen: the JSON names the kernel's own generation ($release_gen)" grep -q "\"generation\": \"$release_gen\"" "$T/gen.json"
+  check "--generation $gen: ... and so do the JUnit properties" grep -q "<property name=\"generation\" value=\"$release_gen\"/>" "$T/gen.xml"
+  [ "$rc" = 0 ] || { diag "$T/out"; diag "$T/err"; }
+done
+"$T/g/runner/umlbed" run --generation 5.10 "$SRC/scenarios/zero-length.lua" >"$T/out" 2>"$T/err"
+rc=$?
+check "--generation 5.10: a usage error (exit 2, got $rc)" [ "$rc" = 2 ]
+check "--generation 5.10: says which generations are built" grep -q 'built: 7\.[12], 7\.[12])$' "$T/err"
+"$T/g/runner/umlbed" run --generation 7.2 --variant gpl-only "$SRC/scenarios/zero-length.lua" >"$T/out" 2>"$T/err"
+check "--generation 7.2 --variant gpl-only: none built: says so, naming the variant" \
+  grep -q 'no built kernel of variant gpl-only in that generation' "$T/err"
+rm -rf "$TMPDIR"/umlbed-*
 
 # The delay-loop calibration: learnt from the first boot into the cache, then passed as lpj= (the kernel says it
 # skipped calibrating); a time-travel boot teaches nothing, and a command line with its own lpj= is left alone.
