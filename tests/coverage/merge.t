@@ -3,23 +3,26 @@
 # Also: each run folder is named after its run and has one vmN folder per instance, and a kernel that is killed
 # rather than powered off is reported as having lost its data.
 . "$(dirname "$0")/../runner/common.sh"
-KERNEL=$BUILD/kernel/coverage/obj/linux
+# The default generation's coverage variant (uml-kernel/generations/), which make check builds.
+GEN=$("$SRC/uml-kernel/generation.sh" default)
+COV=$("$SRC/uml-kernel/generation.sh" get "$GEN" coverage)
+KERNEL=$BUILD/kernel/$COV/obj/linux
 if [ ! -x "$KERNEL" ] || [ ! -f "$BUILD/guest/umlbed-agent" ] || [ ! -x "$UMLBED" ]; then
-  prereq_skip_all "no coverage kernel ($KERNEL; uml-kernel/build.sh coverage), agent or runner ($UMLBED)"
+  prereq_skip_all "no coverage kernel ($KERNEL; uml-kernel/build.sh $COV), agent or runner ($UMLBED)"
 fi
 command -v gcov >/dev/null || prereq_skip_all "no gcov (Debian package gcc)"
 echo "1..19"
 S=$SRC/scenarios
 # Scenarios whose trigger calls do not depend on timing: the same lines run however the runs are scheduled.
 set -- "$S/trigger-input.lua" "$S/rounding.lua" "$S/zero-length.lua" "$S/shared-refault.lua"
-pristine=$("$SRC/uml-kernel/build.sh" --tree 6.1)
+pristine=$("$SRC/uml-kernel/build.sh" --tree "$GEN")
 report() {
-  "$SRC/tests/coverage/report.pl" --runs "$1" --obj "$BUILD/kernel/coverage/obj" --src "$BUILD/kernel/coverage/src" \
+  "$SRC/tests/coverage/report.pl" --runs "$1" --obj "$BUILD/kernel/$COV/obj" --src "$BUILD/kernel/$COV/src" \
     --pristine "$pristine" --out "$2" --no-html --series-file mm/memory.c --series-file mm/invalidate_mmap_range_sysfs.c \
     "${@:3}"
 }
 for j in 1 2; do
-  run run -j "$j" --variant coverage --coverage="$T/cov$j" "$@"
+  run run -j "$j" --variant "$COV" --coverage="$T/cov$j" "$@"
   check "-j $j: the runs pass on the coverage kernel (exit 0)" [ "$rc" = 0 ]
   [ "$rc" = 0 ] || { diag "$T/out"; diag "$T/err"; }
   runs=$(grep -c '^ok ' "$T/out")
@@ -59,9 +62,9 @@ grep -q 'gate: passed' "$T/gate3" || diag "$T/gate3"
 # A failed run says whether its coverage survived: a timeout still powers the instance off, a panic exits UML through
 # exit(); both write their data. (An instance that does not power off within the limit is killed: "wrote no gcov
 # data".)
-run run --variant coverage --coverage="$T/cov3" --timeout 5 "$SCEN/uml-hang.lua"
+run run --variant "$COV" --coverage="$T/cov3" --timeout 5 "$SCEN/uml-hang.lua"
 check "a hung run times out" grep -q '# TIMEOUT' "$T/out"
 check "... powers off all the same and says its data was written" grep -q 'coverage: vm0 wrote its gcov data all the same' "$T/out"
-run run --variant coverage --coverage="$T/cov4" "$SCEN/uml-panic.lua"
+run run --variant "$COV" --coverage="$T/cov4" "$SCEN/uml-panic.lua"
 check "a panic is CRASHED" grep -q '# CRASHED' "$T/out"
 check "... and says its data was written" grep -q 'coverage: vm0 wrote its gcov data all the same' "$T/out"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make coverage: runs the scenario suite on a gcov kernel and reports the series' coverage: run.sh [GEN] [SCENARIO...].
 #
-# The kernel is BUILD/kernel/coverage(-6.12)/obj/linux (uml-kernel/variants/coverage*). Each run's instances write
+# GEN defaults to the default generation; the kernel is BUILD/kernel/VARIANT/obj/linux, VARIANT being the generation's
+# "coverage" variant (uml-kernel/generations/GEN: coverage, coverage-6.12, ...). Each run's instances write
 # their gcov data under BUILD/coverage/VARIANT/runs (umlbed run --coverage); report.pl sums them and writes
 # BUILD/coverage/VARIANT/report/{summary.txt,series.info,series.totals,html/}. Fails when a scenario fails or
 # when the series' coverage is below tests/coverage/threshold.
@@ -9,13 +10,11 @@ set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-$top/build}
-gen=${1:-6.1}
+generation=$top/uml-kernel/generation.sh
+gen=${1:-$("$generation" default)}
 [ $# -gt 0 ] && shift
-case $gen in
-6.1) variant=coverage ;;
-6.12) variant=coverage-6.12 ;;
-*) echo "run.sh: generation 6.1 or 6.12 (got '$gen')" >&2; exit 2 ;;
-esac
+variant=$("$generation" get "$gen" coverage)
+series=$top/$("$generation" get "$gen" series)
 scenarios=("$@")
 [ ${#scenarios[@]} -gt 0 ] || scenarios=("$top/scenarios/")
 vdir=$BUILD/kernel/$variant
@@ -23,9 +22,9 @@ vdir=$BUILD/kernel/$variant
 out=$BUILD/coverage/$variant
 pristine=$("$top/uml-kernel/build.sh" --tree "$gen")
 
-# The series' source files: the .c files its patches touch (patches/GEN/series).
-mapfile -t files < <(grep -v -e '^#' -e '^[[:space:]]*$' "$top/patches/$gen/series" |
-	while read -r p; do sed -n 's|^+++ b/\([^[:space:]]*\.c\)$|\1|p' "$top/patches/$gen/$p"; done | sort -u)
+# The series' source files: the .c files its patches touch (the generation's series folder, e.g. patches/6.1/series).
+mapfile -t files < <(grep -v -e '^#' -e '^[[:space:]]*$' "$series/series" |
+	while read -r p; do sed -n 's|^+++ b/\([^[:space:]]*\.c\)$|\1|p' "$series/$p"; done | sort -u)
 
 # Every report starts from no data: runs of an older build or an earlier suite must not add up with these.
 rm -rf "$out/runs" "$out/report"

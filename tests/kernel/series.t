@@ -1,33 +1,43 @@
 #!/usr/bin/env bash
-# Checks each kernel generation's patch series (patches/GEN/): applies to its pristine tree with patch and git apply, is clean under that tree's checkpatch --strict, and bisects (builds after each patch); its UML fixes (uml-kernel/fixes/GEN/) are checkpatch-clean too.
+# Checks each kernel generation's patch series (its "series" folder, patches/GEN/): applies to its pristine tree with patch and git apply, is clean under that tree's checkpatch --strict, and bisects (builds after each patch); its UML fixes ("fixes", uml-kernel/fixes/GEN/) are checkpatch-clean too.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-$top/build}
 # Strict mode (CI=true or UMLBED_STRICT=1): a missing pristine tree fails its tests instead of skipping them.
 . "$top/tests/lib/strict.sh"
-# The generations and the full variant whose .config the bisect builds start from.
-generations=(6.1 6.12)
-declare -A full=([6.1]=full [6.12]=full-6.12)
+# The generations (uml-kernel/generations/) and, for each, the full variant whose .config the bisect builds start
+# from: full with the generation's suffix.
+generation=$top/uml-kernel/generation.sh
+mapfile -t generations < <("$generation" list)
+[ ${#generations[@]} -gt 0 ] || { echo "1..1"; echo "not ok 1 - uml-kernel/generation.sh lists generations"; exit 1; }
+declare -A full version series_dir fixes_dir
+for g in "${generations[@]}"; do
+	full[$g]=full$("$generation" get "$g" suffix)
+	version[$g]=$("$generation" get "$g" version)
+	series_dir[$g]=$top/$("$generation" get "$g" series)
+	fixes_dir[$g]=$top/$("$generation" get "$g" fixes)
+done
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/umlbed-series.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM
 
-# The pristine tree of a generation, as build.sh chooses it (KSRC_6_12=, KSRC= of that version, or Debian's).
+# The pristine tree of a generation, as build.sh chooses it (KSRC_6_12=, KSRC= of the generation's version, or
+# Debian's source package unpacked under BUILD/src/).
 tree_of() {
 	local var=KSRC_${1//./_} ksrc
 	ksrc=${!var:-${KSRC:-}}
 	if [ -n "$ksrc" ] && [ -f "$ksrc/Makefile" ]; then
 		local have
 		have=$(sed -n -e 's/^VERSION = \([0-9]*\)$/\1/p' -e 's/^PATCHLEVEL = \([0-9]*\)$/\1/p' "$ksrc/Makefile" | paste -sd.)
-		[ "$have" = "$1" ] && { (cd "$ksrc" && pwd); return; }
+		[ "$have" = "${version[$1]}" ] && { (cd "$ksrc" && pwd); return; }
 	fi
-	echo "$BUILD/src/linux-source-$1"
+	echo "$BUILD/src/$("$generation" get "$1" source)"
 }
 
-series_of() { grep -v -e '^#' -e '^[[:space:]]*$' "$top/patches/$1/series"; }
-fixes_of() { (cd "$top/uml-kernel/fixes/$1" 2>/dev/null && ls -- *.patch 2>/dev/null); }
+series_of() { grep -v -e '^#' -e '^[[:space:]]*$' "${series_dir[$1]}/series"; }
+fixes_of() { (cd "${fixes_dir[$1]}" 2>/dev/null && ls -- *.patch 2>/dev/null); }
 
 plan=0
 for g in "${generations[@]}"; do
@@ -56,7 +66,7 @@ check_generation() {
 	local g=$1 pristine dir p out n i nf
 	local -a series fixes
 	pristine=$(tree_of "$g")
-	dir=$top/patches/$g
+	dir=${series_dir[$g]}
 	mapfile -t series < <(series_of "$g")
 	mapfile -t fixes < <(fixes_of "$g")
 	n=${#series[@]}
@@ -69,7 +79,7 @@ check_generation() {
 
 	# The UML fixes every variant carries: upstream style, each with the commit message that explains it.
 	for p in "${fixes[@]}"; do
-		checkpatch_clean "$pristine" "$top/uml-kernel/fixes/$g/$p" "$g: checkpatch --strict clean: uml-kernel fixes $p"
+		checkpatch_clean "$pristine" "${fixes_dir[$g]}/$p" "$g: checkpatch --strict clean: uml-kernel fixes $p"
 	done
 
 	# patch -p1, in order, on a hard-linked copy (patch writes new files, the pristine ones stay as they are).

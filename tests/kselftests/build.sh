@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Builds a kernel generation's own mm selftests static, for the guest: tests/kselftests/build.sh [GEN], prints the folder.
 #
-# From the pristine tree uml-kernel/build.sh extracts (Debian's linux-source-GEN, or KSRC=), out of tree:
+# GEN defaults to the default generation (uml-kernel/generations/). From the pristine tree uml-kernel/build.sh
+# extracts (the generation's Debian source package, or KSRC=), out of tree:
 #   $BUILD/kselftests/GEN/hdr/usr/include   the x86 UAPI headers (make headers_install O=...)
 #   $BUILD/kselftests/GEN/src/              a copy of the selftests upstream's Makefile needs, with the workarounds
-#                                           of tests/kselftests/patches/GEN/ applied (docs/known-issues.md)
-#   $BUILD/kselftests/GEN/vm/               upstream's Makefile's binaries, linked with gcc -static, and its scripts
+#                                           of the generation's "kselftests-patches" folder applied
+#                                           (tests/kselftests/patches/GEN/, docs/known-issues.md)
+#   $BUILD/kselftests/GEN/SUB/              upstream's Makefile's binaries, linked with gcc -static, and its scripts;
+#                                           SUB is the generation's "selftests" folder (vm before Linux 6.3, mm since)
 # The guest has no C library, so every binary is static. Upstream's Makefile decides what to build; nothing is
 # written into the pristine tree. Incremental: the headers are re-installed only when the tree changes, the copy is
 # re-made only when it or the patches change, and make rebuilds only what changed.
@@ -13,12 +16,13 @@ set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-$top/build}
-gen=${1:-6.1}
+generation=$top/uml-kernel/generation.sh
+gen=${1:-$("$generation" default)}
+sub=$("$generation" get "$gen" selftests)
+wdir=$top/$("$generation" get "$gen" kselftests-patches)
 tree=$("$top/uml-kernel/build.sh" --tree "$gen")
-# Linux 6.3 renamed selftests/vm to selftests/mm.
-sub=vm
-[ -d "$tree/tools/testing/selftests/vm" ] || sub=mm
-[ -d "$tree/tools/testing/selftests/$sub" ] || { echo "kselftests: $tree has no tools/testing/selftests/vm or mm" >&2; exit 2; }
+[ -d "$tree/tools/testing/selftests/$sub" ] ||
+	{ echo "kselftests: $tree has no tools/testing/selftests/$sub (uml-kernel/generations/$gen: selftests)" >&2; exit 2; }
 out=$BUILD/kselftests/$gen
 mkdir -p "$out/$sub"
 treestamp="$tree $(stat -c '%Y' "$tree/Makefile")"
@@ -36,7 +40,7 @@ fi
 
 # The copy: the test folder and what it reaches with ../ (lib.mk, kselftest.h, x86/check_cc.sh, mm/gup_test.h).
 patches=()
-[ -d "$top/tests/kselftests/patches/$gen" ] && mapfile -t patches < <(find "$top/tests/kselftests/patches/$gen" -name '*.patch' | sort)
+[ -d "$wdir" ] && mapfile -t patches < <(find "$wdir" -name '*.patch' | sort)
 srcstamp="$treestamp $(cat /dev/null "${patches[@]}" | sha256sum | cut -c1-16)"
 st=tools/testing/selftests
 if [ "$(cat "$out/src.stamp" 2>/dev/null)" != "$srcstamp" ]; then

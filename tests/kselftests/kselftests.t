@@ -1,23 +1,33 @@
 #!/bin/bash
-# kselftests.t: the kernel's own mm selftests (6.1's and 6.12's), built static and run one per fresh guest, match their tables.
+# kselftests.t: the kernel's own mm selftests of each generation (uml-kernel/generations/), built static and run one per fresh guest, match their tables.
 # Also: a table that is wrong in either direction (a pass it calls an xfail, a skip it calls a pass) fails the
 # runs it is wrong about, naming its file:line, and a malformed table is an ERROR naming file:line.
 . "$(dirname "$0")/../runner/common.sh"
-if [ ! -x "$BUILD/kernel/mm/obj/linux" ] || [ ! -f "$BUILD/guest/umlbed-agent" ] || [ ! -x "$UMLBED" ]; then
-  prereq_skip_all "no mm kernel ($BUILD/kernel/mm/obj/linux; uml-kernel/build.sh mm), agent or runner ($UMLBED)"
+generation=$SRC/uml-kernel/generation.sh
+DEFAULT=$("$generation" default)
+MM=$("$generation" get "$DEFAULT" mm)
+if [ ! -x "$BUILD/kernel/$MM/obj/linux" ] || [ ! -f "$BUILD/guest/umlbed-agent" ] || [ ! -x "$UMLBED" ]; then
+  prereq_skip_all "no $MM kernel ($BUILD/kernel/$MM/obj/linux; uml-kernel/build.sh $MM), agent or runner ($UMLBED)"
 fi
 VM=$SRC/tests/kselftests/vm.lua
-# Each generation whose mm kernel is built (make check builds both): its table, run whole. A missing 6.12 one is
-# one SKIP, a failure under strict mode.
-gens="6.1"
-no612=0
-if [ -x "$BUILD/kernel/mm-6.12/obj/linux" ]; then gens="6.1 6.12"; else no612=1; fi
-echo "1..$((7 * $(echo $gens | wc -w) + 6 + no612))"
-[ "$no612" = 0 ] || prereq_skip "6.12: no mm-6.12 kernel ($BUILD/kernel/mm-6.12/obj/linux; uml-kernel/build.sh mm-6.12)"
+# Each generation whose mm kernel is built (make check builds them all): its table, run whole. The default
+# generation's is required above; another one's missing kernel is one SKIP, a failure under strict mode.
+gens=
+missing=()
+for gen in $("$generation" list); do
+  mm=$("$generation" get "$gen" mm)
+  if [ -x "$BUILD/kernel/$mm/obj/linux" ]; then
+    gens="$gens $gen"
+  else
+    missing+=("$gen: no $mm kernel ($BUILD/kernel/$mm/obj/linux; uml-kernel/build.sh $mm)")
+  fi
+done
+echo "1..$((7 * $(echo $gens | wc -w) + 6 + ${#missing[@]}))"
+for m in "${missing[@]}"; do prereq_skip "$m"; done
 for gen in $gens; do
-  variant=mm
-  [ "$gen" = 6.1 ] || variant=mm-$gen
-  TABLE=$SRC/tests/kselftests/expected-$gen
+  variant=$("$generation" get "$gen" mm)
+  sub=$("$generation" get "$gen" selftests)
+  TABLE=$SRC/$("$generation" get "$gen" kselftests)
   bins=$("$SRC/tests/kselftests/build.sh" "$gen" 2>"$T/build.err")
   check "$gen: build.sh builds the selftests static (exit 0)" [ $? = 0 ]
   [ -n "$bins" ] || diag "$T/build.err"
@@ -33,20 +43,22 @@ for gen in $gens; do
   lines=$(grep -cE '^(pass|skip|xfail) ' "$TABLE")
   check "$gen: one run per table line ($lines)" [ "$(grep -cE '^(ok|not ok) ' "$T/out")" = "$lines" ]
   check "$gen: the runs are the kernel generation's own (selftests/vm before 6.3, mm since)" \
-    grep -q "^ok 1 - selftests/$([ "$gen" = 6.1 ] && echo vm || echo mm) \[test=" "$T/out"
+    grep -q "^ok 1 - selftests/$sub \[test=" "$T/out"
   passes=$(grep -c '^pass ' "$TABLE")
   seen=$(grep -c 'as [a-z]*: pass (exit:0), expected pass' "$T/out")
   check "$gen: the table's $passes passes are passes the runs saw ($seen)" [ "$seen" = "$passes" ]
   check "$gen: on-fault-limit ran as nobody" grep -q 'note: on-fault-limit as nobody: pass' "$T/out"
 done
 
-export UMLBED_KSELFTESTS=$BUILD/kselftests/6.1/vm
-TABLE=$SRC/tests/kselftests/expected-6.1
+# The default generation's table and selftests, built above.
+UMLBED_KSELFTESTS=$BUILD/kselftests/$DEFAULT/$("$generation" get "$DEFAULT" selftests)
+export UMLBED_KSELFTESTS
+TABLE=$SRC/$("$generation" get "$DEFAULT" kselftests)
 # A table wrong in both directions: a test that passes listed as xfail, one that skips listed as pass.
 sed -e 's/^pass  root    map_populate$/xfail root    map_populate  # deliberately wrong/' \
   -e 's/^skip  root    soft-dirty .*/pass  root    soft-dirty/' "$TABLE" >"$T/wrong"
 wl=$(grep -n 'map_populate' "$T/wrong" | cut -d: -f1)
-UMLBED_KSELFTESTS_EXPECTED=$T/wrong run run --variant mm --param test=map_populate --param test=soft-dirty "$VM"
+UMLBED_KSELFTESTS_EXPECTED=$T/wrong run run --variant "$MM" --param test=map_populate --param test=soft-dirty "$VM"
 check "a wrong table fails the run (exit 1)" [ "$rc" = 1 ]
 check "a pass listed as xfail is a failure naming file:line" \
   grep -q "map_populate ($T/wrong:$wl): expected \"fail\", seen \"pass\"" "$T/out"
@@ -57,7 +69,7 @@ rm -rf "$TMPDIR"/umlbed-*
 
 # A malformed table: an error naming its file:line, before any guest boots.
 printf 'pass root map_populate\nxfail root soft-dirty\n' >"$T/bad"
-UMLBED_KSELFTESTS_EXPECTED=$T/bad run run --variant mm "$VM"
+UMLBED_KSELFTESTS_EXPECTED=$T/bad run run --variant "$MM" "$VM"
 check "a malformed table is an ERROR run (exit 1), not a guest booted" \
   grep -q '^not ok 1 - .*/vm.lua # ERROR$' "$T/out"
 check "the error names file:line and what is missing" grep -q "$T/bad:2: xfail needs a reason after #" "$T/out" "$T/err"

@@ -6,16 +6,15 @@
 -- codes give the result (0 pass, 4 skip, anything else fail); the run fails when that differs from the table in
 -- either direction, so a kernel or config change that breaks a test, or fixes an expected failure, shows at once.
 --
--- $UMLBED_KSELFTESTS_GEN picks the generation (default 6.1); $UMLBED_KSELFTESTS names the folder of static
--- binaries tests/kselftests/build.sh made (default BUILD/kselftests/GEN/vm or mm, BUILD from $UMLBED_BUILD).
+-- $UMLBED_KSELFTESTS_GEN picks the generation (default: uml-kernel/generations/default's); its file gives the
+-- table (kselftests), the selftests folder (vm before Linux 6.3, mm since) and the kernel version the table is for.
+-- $UMLBED_KSELFTESTS names the folder of static binaries tests/kselftests/build.sh made (default
+-- BUILD/kselftests/GEN/vm or mm, BUILD from $UMLBED_BUILD).
 local expected = require "lib.expected"
 
-local GEN = os.getenv("UMLBED_KSELFTESTS_GEN") or "6.1"
--- Linux 6.3 renamed selftests/vm to selftests/mm.
-local major, minor = GEN:match("^(%d+)%.(%d+)$")
-if not major then error("UMLBED_KSELFTESTS_GEN must be a generation such as 6.1, not " .. GEN, 0) end
-local SUB = (tonumber(major) * 1000 + tonumber(minor) < 6003) and "vm" or "mm"
-local list, TABLE = expected.load(GEN)
+local GEN, G = expected.generation(os.getenv("UMLBED_KSELFTESTS_GEN"))
+local SUB = G.selftests
+local list, TABLE = expected.load(GEN, G)
 local by_id, ids = {}, {}
 for _, e in ipairs(list) do
   by_id[e.id] = e
@@ -60,7 +59,7 @@ return {
     local dir = bins_dir(t)
     local vm = assert(t:vm { mem = e.mem })
     local rel = vm.release:match("^(%d+%.%d+)")
-    t:require(rel == GEN, "the table is Linux %s's, the kernel is %s", GEN, vm.release)
+    t:require(rel == G.version, "the table is Linux %s's, the kernel is %s", G.version, vm.release)
     assert(vm:shell())
     -- As run_vmtests.sh: a ./huge folder with hugetlbfs mounted on it if the kernel has hugetlbfs.
     local mst, mout = assert(vm:run { path = "/bin/sh", cwd = "/",

@@ -50,12 +50,15 @@ check "licensing: a kernel that is no known variant is a SKIP naming why" \
   grep -q '^ok 1 - licensing.* # SKIP kernel .* is not a known variant' "$T/out"
 rm -f "$T/other/linux"
 
-# drop-unaligned.lua computes the dropped pages from the seed's rounding. Each broken-rounding mutant that is
-# built (make mutants) must fail it for seed: its short ranges keep the private COW copies.
+# drop-unaligned.lua computes the dropped pages from the seed's rounding. Each generation's broken-rounding mutant
+# (broken-rounding with the generation's suffix, uml-kernel/generations/) that is built (make mutants) must fail it
+# for seed: its short ranges keep the private COW copies.
 run run $K "$SRC/scenarios/drop-unaligned.lua"
 check "drop-unaligned passes on the full kernel" [ "$rc" = 0 ]
 [ "$rc" = 0 ] || diag "$T/out"
-for v in broken-rounding broken-rounding-6.12; do
+for v in $(for g in $("$SRC/uml-kernel/generation.sh" list); do
+  echo "broken-rounding$("$SRC/uml-kernel/generation.sh" get "$g" suffix)"
+done); do
   if [ ! -x "$BUILD/kernel/$v/obj/linux" ]; then
     # The mutants are built on demand only (make mutants, not make check): not a prerequisite.
     echo "ok $((n += 1)) # SKIP $v is not built (make mutants)"

@@ -78,8 +78,23 @@ END { _kill_live() }
 	syscall(SYS_prctl(), 36, 1, 0, 0, 0) == 0 or warn "prctl(PR_SET_CHILD_SUBREAPER): $!";
 }
 
+# uml-kernel/generation.sh ARGS: the generations' data (uml-kernel/generations/), or undef where it has none.
+sub _generation {
+	open(my $fh, '-|', "$REPO/uml-kernel/generation.sh", @_) or return undef;
+	my $out = do { local $/; <$fh> };
+	close($fh) or return undef;
+	chomp $out;
+	return $out;
+}
+
+# The variants to test: UMLBED_VARIANTS, else the default generation's (make check names every generation's).
 sub variants {
-	return split ' ', ($ENV{UMLBED_VARIANTS} // 'full gpl-only');
+	my $list = $ENV{UMLBED_VARIANTS};
+	if (!defined $list) {
+		my $gen = _generation('default') // BAIL_OUT('uml-kernel/generation.sh names no default generation');
+		$list = _generation('get', $gen, 'variants') // BAIL_OUT("uml-kernel/generations/$gen has no variants");
+	}
+	return split ' ', $list;
 }
 
 # Environment names cannot hold '-': gpl-only is overridden by UMLBED_KERNEL_gpl_only.
@@ -98,11 +113,12 @@ sub modules_dir {
 	return $ENV{'UMLBED_MODULES_' . _env_name($variant)} // "$BUILD/kernel/$variant/modules";
 }
 
-# Only the gpl-only variants (gpl-only, gpl-only-6.12) keep invalidate_mmap_range() GPL-only, so only there must
-# the proprietary module fail.
+# Only the gpl-only variants (gpl-only, gpl-only-6.12: the base name gpl-only in any generation) keep
+# invalidate_mmap_range() GPL-only, so only there must the proprietary module fail.
 sub proprietary_expectation {
 	my ($variant) = @_;
-	return $variant =~ /^gpl-only(?:-[0-9.]+)?$/ ? 'refuse' : 'load';
+	my $base = _generation('base', $variant) // $variant;
+	return $base eq 'gpl-only' ? 'refuse' : 'load';
 }
 
 # One temp folder per test file; removed at exit, also after a failure or a signal.

@@ -8,19 +8,34 @@
 -- from the folder the tests are installed in.
 local M = {}
 
--- This file's folder, from the path the module searcher hands its loader.
+-- This file's folder, from the path the module searcher hands its loader, and the repository's top above it.
 local here = (select(2, ...) or ""):match("^(.*)/lib/[^/]+$") or "."
+local root = here .. "/../.."
+-- The reader of uml-kernel/generations/ the scenarios use (a file of scenarios/lib/, outside this require path).
+local generation = dofile(root .. "/scenarios/lib/generation.lua")
 
 M.USERS = { root = 0, nobody = 65534 }
 M.RESULTS = { pass = true, skip = true, xfail = true }
 -- Guest memory unless a line says otherwise: what upstream's tests need on a small VM.
 M.MEM = "256M"
 
--- The table of generation gen: a list of {result=, user=, uid=, mem=, sysctls=, argv=, id=, why=, line=} in file
--- order, and the file's path; a malformed line is an error naming file:line.
+-- The generation gen (nil or empty: the default one) and its keys from uml-kernel/generations/GEN; an error names
+-- what is missing. The selftests use its version, selftests folder and expectation table (kselftests).
+function M.generation(gen)
+  if not gen or gen == "" then gen = assert(generation.default(root)) end
+  local keys, err = generation.read(root, gen)
+  if not keys then error("UMLBED_KSELFTESTS_GEN: " .. err, 0) end
+  for _, k in ipairs { "version", "selftests", "kselftests" } do
+    if not keys[k] or keys[k] == "" then error("uml-kernel/generations/" .. gen .. " has no " .. k, 0) end
+  end
+  return gen, keys
+end
+
+-- The table of generation gen, whose keys M.generation gave: a list of {result=, user=, uid=, mem=, sysctls=,
+-- argv=, id=, why=, line=} in file order, and the file's path; a malformed line is an error naming file:line.
 -- $UMLBED_KSELFTESTS_EXPECTED names another table (tests/kselftests/kselftests.t checks that a wrong one fails).
-function M.load(gen)
-  local path = os.getenv("UMLBED_KSELFTESTS_EXPECTED") or (here .. "/expected-" .. gen)
+function M.load(gen, keys)
+  local path = os.getenv("UMLBED_KSELFTESTS_EXPECTED") or (root .. "/" .. keys.kselftests)
   local fh, err = io.open(path, "r")
   if not fh then error("no expectation table for Linux " .. gen .. ": " .. tostring(err), 0) end
   local list, seen, n = {}, {}, 0
