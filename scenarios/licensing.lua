@@ -16,9 +16,10 @@
 -- (--kernel PATH outside BUILD/kernel/NAME/obj/linux) has no definition: SKIP.
 --
 -- The modules are tools, not the oracle: they are taken from next to the running binary
--- (build/kernel/VARIANT/modules, else the full variant's, which the broken variants share).
+-- (build/kernel/VARIANT/modules, else its generation's full variant's, which the broken variants share).
 -- Fault counts: exact, clean read refaults, one per zapped page.
 local bed = require "lib.bed"
+local generation = require "lib.generation"
 
 local NPAGES = 4
 
@@ -60,12 +61,16 @@ local function defined_export(ROOT, variant)
   return export, by
 end
 
--- The modules folder of the running binary (the tools, not the expectation): its own, else its generation's full.
-local function modules_of(vm)
+-- The modules folder of the running binary (the tools, not the expectation): its own, else its generation's full
+-- variant's. The variant.info build.sh wrote next to the kernel names the generation, whose file gives the suffix
+-- of its variant names (full, full-6.12, ...).
+local function modules_of(ROOT, vm)
   local vdir = vm.kernel:match("^(.*)/[^/]+/[^/]+$")
   local mods = vdir .. "/modules"
   if not slurp(mods .. "/umlbed_gpl.ko") then
-    mods = vdir:match("^(.*)/[^/]+$") .. (vdir:match("%-6%.12$") and "/full-6.12/modules" or "/full/modules")
+    local info = assert(generation.info(vm.kernel))
+    local gen = assert(generation.read(ROOT, info.generation))
+    mods = vdir:match("^(.*)/[^/]+$") .. "/full" .. gen.suffix .. "/modules"
   end
   return mods
 end
@@ -94,7 +99,7 @@ return {
     local gpl_only = export == "EXPORT_SYMBOL_GPL"
     t:note(("variant %s (kernel %s) must export invalidate_mmap_range with %s (%s)"):format(vm.variant, vm.kernel,
                                                                                             export, by))
-    local mods = modules_of(vm)
+    local mods = modules_of(repo_root(t), vm)
     local gpl = assert(stage(vm, mods, "umlbed_gpl"))
     local prop = assert(stage(vm, mods, "umlbed_proprietary"))
 

@@ -39,9 +39,8 @@ function M.info(kernel)
   local vdir = kernel:match("^(.*)/[^/]+/[^/]+$")
   if not vdir then return nil, "kernel " .. kernel .. " is not at BUILD/kernel/VARIANT/obj/linux" end
   local keys, err = M.parse(vdir .. "/variant.info")
-  if not keys or not keys.generation or not keys.base then
-    return nil, vdir .. "/variant.info: " .. (err or "no generation or base line") .. " (uml-kernel/build.sh writes it)"
-  end
+  if keys and not (keys.generation and keys.base) then err = vdir .. "/variant.info: no generation or base line" end
+  if err then return nil, err .. " (uml-kernel/build.sh writes it)" end
   return keys
 end
 
