@@ -1,4 +1,4 @@
-/* agent.h: internal interfaces of the guest agent: dispatcher (main.c), workers (worker.c), queues (queue.c). */
+/* agent.h: what PID 1 (pid1.h) and the workers (worker.h) share: roles, byte queues (queue.c), the worker's entry. */
 #ifndef UMB_AGENT_H
 #define UMB_AGENT_H
 
