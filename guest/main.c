@@ -253,52 +253,8 @@ static void __attribute__((noreturn)) shutdown_agent(const char *why) {
   exit(0);
 }
 
-int main(int argc, char **argv) {
-  struct utsname u;
-  long ps = sysconf(_SC_PAGESIZE);
-  if (getpid() != 1) {
-    if (argc != 2 || strcmp(argv[1], "--stdio") != 0) {
-      fprintf(stderr, "usage: %s --stdio\n(as PID 1 inside UML it serves %s)\n", argv[0], SERIAL_PATH);
-      return 2;
-    }
-    /* Host mode for tests: the same protocol on stdin/stdout, nothing mounted. */
-    stdio_mode = true;
-    in_fd = 0;
-    out_fd = 1;
-    set_nonblock(0);
-    set_nonblock(1);
-  } else {
-    umask(022);
-    int fd = boot();
-    if (fd < 0) shutdown_agent("no serial line");
-    in_fd = out_fd = fd;
-  }
-  signal(SIGPIPE, SIG_IGN);
-  if (pipe2(chld_pipe, O_NONBLOCK | O_CLOEXEC) < 0) {
-    logmsg("umlbed-agent: pipe: %s", strerror(errno));
-    shutdown_agent("no pipe");
-  }
-  struct sigaction sa = {.sa_handler = on_sigchld, .sa_flags = SA_RESTART | SA_NOCLDSTOP};
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGCHLD, &sa, NULL);
-  int e = spawn_helper();
-  if (e < 0) {
-    logmsg("umlbed-agent: cannot start the PID 1 helper: %s", strerror(-e));
-    shutdown_agent("no helper");
-  }
-  uname(&u);
-  if (!stdio_mode) {
-    printf("umlbed-agent: protocol %d, page size %ld, kernel %s, serving %s\n", UMB_PROTOCOL_VERSION, ps, u.release,
-           SERIAL_PATH);
-    fflush(stdout);
-  }
-  umb_buf ready = {0};
-  umb_buf_printf(&ready, "0 ready ok %d %ld ", UMB_PROTOCOL_VERSION, ps);
-  umb_pct_encode(&ready, u.release, strlen(u.release));
-  umb_buf_append(&ready, "\n", 1);
-  if (ready.data) out_add(ready.data, ready.len);
-  umb_buf_free(&ready);
-
+/* The poll loop over the serial line, the SIGCHLD pipe and every worker's channel, until a poweroff is answered. */
+static void __attribute__((noreturn)) serve(void) {
   size_t pcap = 64;
   struct pollfd *pfd = malloc(pcap * sizeof *pfd);
   struct worker **snap = malloc(pcap * sizeof *snap);
@@ -359,4 +315,52 @@ int main(int argc, char **argv) {
   free(pfd);
   free(snap);
   shutdown_agent("poweroff requested");
+}
+
+int main(int argc, char **argv) {
+  struct utsname u;
+  long ps = sysconf(_SC_PAGESIZE);
+  if (getpid() != 1) {
+    if (argc != 2 || strcmp(argv[1], "--stdio") != 0) {
+      fprintf(stderr, "usage: %s --stdio\n(as PID 1 inside UML it serves %s)\n", argv[0], SERIAL_PATH);
+      return 2;
+    }
+    /* Host mode for tests: the same protocol on stdin/stdout, nothing mounted. */
+    stdio_mode = true;
+    in_fd = 0;
+    out_fd = 1;
+    set_nonblock(0);
+    set_nonblock(1);
+  } else {
+    umask(022);
+    int fd = boot();
+    if (fd < 0) shutdown_agent("no serial line");
+    in_fd = out_fd = fd;
+  }
+  signal(SIGPIPE, SIG_IGN);
+  if (pipe2(chld_pipe, O_NONBLOCK | O_CLOEXEC) < 0) {
+    logmsg("umlbed-agent: pipe: %s", strerror(errno));
+    shutdown_agent("no pipe");
+  }
+  struct sigaction sa = {.sa_handler = on_sigchld, .sa_flags = SA_RESTART | SA_NOCLDSTOP};
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGCHLD, &sa, NULL);
+  int e = spawn_helper();
+  if (e < 0) {
+    logmsg("umlbed-agent: cannot start the PID 1 helper: %s", strerror(-e));
+    shutdown_agent("no helper");
+  }
+  uname(&u);
+  if (!stdio_mode) {
+    printf("umlbed-agent: protocol %d, page size %ld, kernel %s, serving %s\n", UMB_PROTOCOL_VERSION, ps, u.release,
+           SERIAL_PATH);
+    fflush(stdout);
+  }
+  umb_buf ready = {0};
+  umb_buf_printf(&ready, "0 ready ok %d %ld ", UMB_PROTOCOL_VERSION, ps);
+  umb_pct_encode(&ready, u.release, strlen(u.release));
+  umb_buf_append(&ready, "\n", 1);
+  if (ready.data) out_add(ready.data, ready.len);
+  umb_buf_free(&ready);
+  serve();
 }
