@@ -203,17 +203,73 @@ static int drain_output(int fd, umb_buf *out, bool *escaped) {
 #define GROUP_SCAN_MAX_MS 100
 
 /*
+ * The wait of exec and run for the program pid, reading its output from the non-blocking pipe fd into output. It
+ * ends at EOF on the output once the program has exited, as for a shell's command substitution. A process that left
+ * the program's group (setsid, setpgid) may keep the pipe open for ever, so the wait also ends once the program has
+ * exited and no live process is left in its group: the pipe's buffered bytes are read, the rest is not waited for
+ * (*escaped). At the timeout the program and its group are killed (*timed_out), and the wait goes on until every one
+ * of them is dead, so that "timeout" means nothing of the group runs any more. The wait is on events (output,
+ * SIGCHLD, which wait_mask lets through, the deadline); only while a group outlives its exited program is /proc
+ * looked at again after 1, 2, 4 ... 100 ms, since no event says that a process which is not the agent's child has
+ * ended or left the group. Returns 0 or the first error; the program is not reaped.
+ */
+static int exec_wait(struct req *r, pid_t pid, int fd, const sigset_t *wait_mask, uint64_t timeout_ms, umb_buf *output,
+                     bool *timed_out_p, bool *escaped_p) {
+  int e = 0;
+  long long now = mono_ms(), deadline = timeout_ms ? now + (long long)timeout_ms : 0, next_scan = 0;
+  long long gap = 0;
+  bool eof = false, exited = false, timed_out = false, escaped = false;
+  for (;;) {
+    if (!eof) {
+      int k = read_output(fd, output, &eof);
+      if (k && !e) e = k;
+    }
+    if (!exited) exited = child_exited(pid);
+    if (exited && eof && !timed_out) break;
+    now = mono_ms();
+    if (deadline && !timed_out && now >= deadline) {
+      /* The whole group, and the child itself in case it moved to another group. */
+      kill(-pid, SIGKILL);
+      kill(pid, SIGKILL);
+      timed_out = true;
+      next_scan = 0;
+      gap = 0;
+      continue;
+    }
+    /* Exited but not done: the output is still open, or the group's death after a kill is still to be seen. */
+    if (exited && now >= next_scan) {
+      int live = group_live(pid);
+      if (live == 0) {
+        if (!eof) {
+          int k = drain_output(fd, output, &escaped);
+          if (k && !e) e = k;
+        }
+        break;
+      }
+      gap = gap ? (gap * 2 > GROUP_SCAN_MAX_MS ? GROUP_SCAN_MAX_MS : gap * 2) : 1;
+      next_scan = now + gap;
+    }
+    long long wait = -1;
+    if (deadline && !timed_out) wait = deadline - now;
+    if (exited && (wait < 0 || next_scan - now < wait)) wait = next_scan - now;
+    struct timespec ts = {(time_t)(wait / 1000), (long)(wait % 1000) * 1000000};
+    struct pollfd p = {.fd = eof ? -1 : fd, .events = POLLIN};
+    if (ppoll(&p, 1, wait < 0 ? NULL : &ts, wait_mask) < 0 && errno != EINTR) {
+      e = fail(r, errno, "%s", "ppoll");
+      kill(-pid, SIGKILL);
+      kill(pid, SIGKILL);
+      break;
+    }
+  }
+  *timed_out_p = timed_out;
+  *escaped_p = escaped;
+  return e;
+}
+
+/*
  * exec and run: argv from argument first, the options, a timeout in ms (0: none). The reply is the status (exit:N,
  * signal:N, or timeout when the program and its process group were killed at the timeout; "+escaped" appended when
  * the agent stopped reading a pipe that only processes outside the group held open) and the first MiB of the output.
- *
- * The wait ends at EOF on the output once the program has exited, as for a shell's command substitution. A process
- * that left the program's group (setsid, setpgid) may keep the pipe open for ever, so the wait also ends once the
- * program has exited and no live process is left in its group: the pipe's buffered bytes are read, the rest is not
- * waited for. At the timeout the program and its group are killed, and the reply waits until every one of them is
- * dead, so that "timeout" means nothing of the group runs any more. The wait is on events (output, SIGCHLD, the
- * deadline); only while a group outlives its exited program is /proc looked at again after 1, 2, 4 ... 100 ms, since
- * no event says that a process which is not the agent's child has ended or left the group.
  */
 static int exec_common(struct req *r, size_t first, const struct exec_opts *o, uint64_t timeout_ms) {
   int e = 0;
@@ -245,51 +301,8 @@ static int exec_common(struct req *r, size_t first, const struct exec_opts *o, u
   if (errp[1] >= 0) close(errp[1]);
   umb_buf output = {0};
   if (!e) {
-    long long now = mono_ms(), deadline = timeout_ms ? now + (long long)timeout_ms : 0, next_scan = 0;
-    long long gap = 0;
-    bool eof = false, exited = false, timed_out = false, escaped = false;
-    for (;;) {
-      if (!eof) {
-        int k = read_output(out[0], &output, &eof);
-        if (k && !e) e = k;
-      }
-      if (!exited) exited = child_exited(pid);
-      if (exited && eof && !timed_out) break;
-      now = mono_ms();
-      if (deadline && !timed_out && now >= deadline) {
-        /* The whole group, and the child itself in case it moved to another group. */
-        kill(-pid, SIGKILL);
-        kill(pid, SIGKILL);
-        timed_out = true;
-        next_scan = 0;
-        gap = 0;
-        continue;
-      }
-      /* Exited but not done: the output is still open, or the group's death after a kill is still to be seen. */
-      if (exited && now >= next_scan) {
-        int live = group_live(pid);
-        if (live == 0) {
-          if (!eof) {
-            int k = drain_output(out[0], &output, &escaped);
-            if (k && !e) e = k;
-          }
-          break;
-        }
-        gap = gap ? (gap * 2 > GROUP_SCAN_MAX_MS ? GROUP_SCAN_MAX_MS : gap * 2) : 1;
-        next_scan = now + gap;
-      }
-      long long wait = -1;
-      if (deadline && !timed_out) wait = deadline - now;
-      if (exited && (wait < 0 || next_scan - now < wait)) wait = next_scan - now;
-      struct timespec ts = {(time_t)(wait / 1000), (long)(wait % 1000) * 1000000};
-      struct pollfd p = {.fd = eof ? -1 : out[0], .events = POLLIN};
-      if (ppoll(&p, 1, wait < 0 ? NULL : &ts, &wait_mask) < 0 && errno != EINTR) {
-        e = fail(r, errno, "%s", "ppoll");
-        kill(-pid, SIGKILL);
-        kill(pid, SIGKILL);
-        break;
-      }
-    }
+    bool timed_out = false, escaped = false;
+    e = exec_wait(r, pid, out[0], &wait_mask, timeout_ms, &output, &timed_out, &escaped);
     int st = 0;
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
       ;
