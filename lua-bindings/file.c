@@ -1,5 +1,6 @@
 /* file.c: the umlbed.file object: a file in the shared folder, read and written from the host side too. */
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include "lumlbed.h"
+#include "path.h"
 
 /*
  * Opens NAME in the shared folder from the host without following any symbolic link: the guest's root owns
@@ -21,8 +23,12 @@
 int umb_shared_open(umb_run_vm *svm, const char *name, int flags, mode_t mode) {
   int root = open(svm->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (root < 0) return -errno;
-  char rel[300];
-  snprintf(rel, sizeof rel, "shared/%s", name);
+  char rel[PATH_MAX];
+  int rc = umb_path(rel, sizeof rel, "shared/%s", name);
+  if (rc) {
+    close(root);
+    return rc;
+  }
   int io = !(flags & O_PATH);
   struct open_how how = {.flags = (uint64_t)(flags | O_CLOEXEC | (io ? O_NONBLOCK : 0)),
                          .mode = mode,
@@ -54,9 +60,10 @@ umb_lfile *umb_lua_push_file(lua_State *L, int vmidx, umb_run_vm *svm, const cha
   memset(f, 0, sizeof *f);
   f->svm = svm;
   f->size = size;
-  snprintf(f->name, sizeof f->name, "%s", name);
-  snprintf(f->gpath, sizeof f->gpath, "/shared/%s", name);
-  snprintf(f->hpath, sizeof f->hpath, "%s/%s", svm->shared, name);
+  /* vm:file checked the name (under 250 bytes): these fit, and a path that would not is refused, never cut. */
+  if (umb_path(f->name, sizeof f->name, "%s", name) || umb_path(f->gpath, sizeof f->gpath, "/shared/%s", name) ||
+      umb_path(f->hpath, sizeof f->hpath, "%s/%s", svm->shared, name))
+    luaL_error(L, "a shared file's path is too long");
   luaL_setmetatable(L, UMB_FILE_MT);
   lua_pushvalue(L, vmidx);
   lua_setiuservalue(L, -2, 1);

@@ -3,6 +3,7 @@
 #define LUMLBED_H
 
 #include <lauxlib.h>
+#include <limits.h>
 #include <lua.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -59,9 +60,9 @@ typedef struct umb_lfile {
   umb_run_vm *svm;
   uint64_t size;
   char name[256];
-  char gpath[300];  /* Path in the guest: /shared/NAME. */
-  char hpath[4400]; /* Path on the host. */
-} umb_lfile;        /* User value 1: the vm userdata. */
+  char gpath[300];      /* Path in the guest: /shared/NAME. */
+  char hpath[PATH_MAX]; /* Path on the host. */
+} umb_lfile;            /* User value 1: the vm userdata. */
 
 /* Turns the reply fields at stack [base, base + n) into results; returns how many. The
  * original arguments of the yielding function are still at stack indices 1, 2, ... */

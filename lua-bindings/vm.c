@@ -1,6 +1,7 @@
 /* vm.c: the umlbed.vm object: one booted UML instance, its agent (PID 1) and its sysfs trigger. */
 #include <elf.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #include <unistd.h>
 
 #include "lumlbed.h"
+#include "path.h"
 
 void umb_lua_push_vm(lua_State *L, umb_run_vm *svm) {
   umb_lvm *v = lua_newuserdatauv(L, sizeof *v, 0);
@@ -48,13 +50,16 @@ static int vm_file(lua_State *L) {
   umb_run_vm *svm = umb_lua_check_vm(L, 1);
   size_t nlen;
   const char *name = luaL_checklstring(L, 2, &nlen);
-  luaL_argcheck(
-      L, *name && nlen == strlen(name) && nlen < 250 && !strchr(name, '/') && strcmp(name, ".") && strcmp(name, ".."),
-      2, "a plain file name in the shared folder (no '/', no NUL, under 250 bytes)");
+  /* The trigger takes the file's guest path as one blank-separated field (docs/lua-vm.md): a name with a blank or
+   * a control character would be a file that vm:invalidate cannot name. */
+  int plain = *name && nlen == strlen(name) && nlen < 250 && strcmp(name, ".") && strcmp(name, "..");
+  for (size_t i = 0; plain && i < nlen; i++) plain = name[i] != '/' && (unsigned char)name[i] > 0x20 && name[i] != 0x7f;
+  luaL_argcheck(L, plain, 2,
+                "a plain file name in the shared folder (no '/', blank, control character or NUL, under 250 bytes)");
   if (lua_isnoneornil(L, 3)) {
-    char path[4400];
+    char path[PATH_MAX];
     struct stat st;
-    snprintf(path, sizeof path, "%s/%s", svm->shared, name);
+    if (umb_path(path, sizeof path, "%s/%s", svm->shared, name)) return umb_lua_fail(L, -ENAMETOOLONG, name);
     int fd = umb_shared_open(svm, name, O_PATH, 0);
     if (fd < 0) return umb_lua_fail(L, fd, path);
     int rc = fstat(fd, &st) ? -errno : 0;
@@ -67,8 +72,8 @@ static int vm_file(lua_State *L) {
   luaL_argcheck(L, size >= 0, 3, "size must not be negative");
   lua_settop(L, 2);
   umb_buf b = {0};
-  char gpath[300];
-  snprintf(gpath, sizeof gpath, "/shared/%s", name);
+  char gpath[PATH_MAX];
+  if (umb_path(gpath, sizeof gpath, "/shared/%s", name)) return umb_lua_fail(L, -ENAMETOOLONG, name);
   umb_args_str(&b, gpath, strlen(gpath));
   umb_args_num(&b, (uint64_t)size);
   return umb_lua_call(L, svm, 1, "create", &b, conv_file, size);
@@ -235,47 +240,39 @@ static const char *opt_str(lua_State *L, int idx, const char *key, size_t *len) 
   return s;
 }
 
-/* proc:run{path=, args={...}, cwd=, env={NAME=VALUE}, uid=, timeout=} (and vm:run, in PID 1): exec with a working
- * directory, environment entries, a user and a timeout in seconds. Returns status ("exit:N", "signal:N" or
- * "timeout"), output. Everything is checked before anything is sent. */
-int umb_lua_run(lua_State *L, umb_run_vm *svm, uint64_t pid) {
-  luaL_checktype(L, 2, LUA_TTABLE);
-  lua_settop(L, 2);
-  size_t plen = 0, clen = 0;
-  const char *path = opt_str(L, 2, "path", &plen);
-  if (path == NULL || plen == 0) return luaL_argerror(L, 2, "path (a string) is required");
-  const char *cwd = opt_str(L, 2, "cwd", &clen);
+/* run's uid option (slot idx holds the table): -1 when absent; raises when it is not a user. */
+static lua_Integer run_uid(lua_State *L, int idx) {
   lua_Integer uid = -1;
-  lua_getfield(L, 2, "uid");
+  lua_getfield(L, idx, "uid");
   if (!lua_isnil(L, -1)) {
     int ok;
     uid = lua_tointegerx(L, -1, &ok);
-    if (!ok || uid < 0 || uid >= 0xffffffffLL) return luaL_argerror(L, 2, "uid must be an integer 0..4294967294");
+    if (!ok || uid < 0 || uid >= 0xffffffffLL) return luaL_argerror(L, idx, "uid must be an integer 0..4294967294");
   }
   lua_pop(L, 1);
+  return uid;
+}
+
+/* run's timeout option in milliseconds: 0 when absent; raises unless it is seconds in (0, 86400]. */
+static lua_Integer run_timeout_ms(lua_State *L, int idx) {
   lua_Integer ms = 0;
-  lua_getfield(L, 2, "timeout");
+  lua_getfield(L, idx, "timeout");
   if (!lua_isnil(L, -1)) {
     int ok;
     lua_Number sec = lua_tonumberx(L, -1, &ok);
-    if (!ok || !(sec > 0) || sec > 86400) return luaL_argerror(L, 2, "timeout must be seconds in (0, 86400]");
+    if (!ok || !(sec > 0) || sec > 86400) return luaL_argerror(L, idx, "timeout must be seconds in (0, 86400]");
     ms = (lua_Integer)(sec * 1000);
     if (ms < 1) ms = 1;
   }
   lua_pop(L, 1);
-  /* env: NAME=VALUE lines, in name order so that a request is the same from run to run. */
-  lua_getfield(L, 2, "env"); /* Slot 3. */
-  if (!lua_isnil(L, 3) && !lua_istable(L, 3)) return luaL_argerror(L, 2, "env must be a table of NAME = VALUE");
-  lua_getfield(L, 2, "args"); /* Slot 4. */
-  if (!lua_isnil(L, 4) && !lua_istable(L, 4)) return luaL_argerror(L, 2, "args must be a list of strings");
-  lua_Integer nargs = lua_isnil(L, 4) ? 0 : luaL_len(L, 4);
-  if (nargs > 1000) return luaL_argerror(L, 2, "at most 1000 args");
-  for (lua_Integer i = 1; i <= nargs; i++) {
-    if (lua_geti(L, 4, i) != LUA_TSTRING) return luaL_argerror(L, 2, "args must be a list of strings");
-    lua_pop(L, 1);
-  }
+  return ms;
+}
+
+/* Checks the env table at slot 3 (names without '=', no newline or NUL, at most UMB_RUN_ENV_MAX) and pushes its
+ * entries as NAME=VALUE lines in name order, so that a request is the same from run to run. Returns the count. */
+static int run_env(lua_State *L) {
   luaL_Buffer env;
-  luaL_buffinit(L, &env); /* Slot 5 and up: the buffer. */
+  luaL_buffinit(L, &env);
   int nenv = 0;
   if (lua_istable(L, 3)) {
     lua_pushnil(L);
@@ -316,7 +313,33 @@ int umb_lua_run(lua_State *L, umb_run_vm *svm, uint64_t pid) {
       luaL_addlstring(&env, line, (size_t)len);
     }
   }
-  luaL_pushresult(&env); /* Slot 5. */
+  luaL_pushresult(&env);
+  return nenv;
+}
+
+/* proc:run{path=, args={...}, cwd=, env={NAME=VALUE}, uid=, timeout=} (and vm:run, in PID 1): exec with a working
+ * directory, environment entries, a user and a timeout in seconds. Returns status ("exit:N", "signal:N" or
+ * "timeout", with "+escaped" when writers outside the program's group held its output), output. Everything is
+ * checked before anything is sent. */
+int umb_lua_run(lua_State *L, umb_run_vm *svm, uint64_t pid) {
+  luaL_checktype(L, 2, LUA_TTABLE);
+  lua_settop(L, 2);
+  size_t plen = 0, clen = 0;
+  const char *path = opt_str(L, 2, "path", &plen);
+  if (path == NULL || plen == 0) return luaL_argerror(L, 2, "path (a string) is required");
+  const char *cwd = opt_str(L, 2, "cwd", &clen);
+  lua_Integer uid = run_uid(L, 2), ms = run_timeout_ms(L, 2);
+  lua_getfield(L, 2, "env"); /* Slot 3. */
+  if (!lua_isnil(L, 3) && !lua_istable(L, 3)) return luaL_argerror(L, 2, "env must be a table of NAME = VALUE");
+  lua_getfield(L, 2, "args"); /* Slot 4. */
+  if (!lua_isnil(L, 4) && !lua_istable(L, 4)) return luaL_argerror(L, 2, "args must be a list of strings");
+  lua_Integer nargs = lua_isnil(L, 4) ? 0 : luaL_len(L, 4);
+  if (nargs > 1000) return luaL_argerror(L, 2, "at most 1000 args");
+  for (lua_Integer i = 1; i <= nargs; i++) {
+    if (lua_geti(L, 4, i) != LUA_TSTRING) return luaL_argerror(L, 2, "args must be a list of strings");
+    lua_pop(L, 1);
+  }
+  int nenv = run_env(L); /* Slot 5. */
   size_t elen;
   const char *envs = lua_tolstring(L, 5, &elen);
   umb_buf b = {0};

@@ -1,8 +1,10 @@
 /* bench.c: umlbed bench: the benchmark scenarios run one at a time, then their samples become results.json and plots. */
 #include "bench.h"
 #include "child.h"
+#include "path.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,8 +39,11 @@ static int takes_value(const char *a) {
 
 int umb_bench_main(int argc, char **argv) {
   const char *out = "umlbed-bench";
-  char report[4096];
-  snprintf(report, sizeof report, "%s/bench/report.pl", UMB_SRC_DIR);
+  char report[PATH_MAX];
+  if (umb_path(report, sizeof report, "%s/bench/report.pl", UMB_SRC_DIR)) {
+    fprintf(stderr, "umlbed bench: %s\n", strerror(ENAMETOOLONG));
+    return 2;
+  }
   if (argc >= 3 && !strcmp(argv[2], "--compare")) {
     if (argc != 5) {
       fputs(bench_usage, stderr);
@@ -83,9 +88,12 @@ int umb_bench_main(int argc, char **argv) {
     fprintf(stderr, "umlbed bench: --out %s: %s\n", out, strerror(errno));
     goto out;
   }
-  char json[4096], bdir[4096];
-  snprintf(json, sizeof json, "%s/runs.json", out);
-  snprintf(bdir, sizeof bdir, "%s/bench/scenarios", UMB_SRC_DIR);
+  char json[PATH_MAX], bdir[PATH_MAX];
+  if (umb_path(json, sizeof json, "%s/runs.json", out) ||
+      umb_path(bdir, sizeof bdir, "%s/bench/scenarios", UMB_SRC_DIR)) {
+    fprintf(stderr, "umlbed bench: --out %s: %s\n", out, strerror(ENAMETOOLONG));
+    goto out;
+  }
   /* Last, so that they win over the caller's: one instance at a time, and the report. */
   rargv[k++] = "-j";
   rargv[k++] = "1";

@@ -251,7 +251,9 @@ static char jobs_cache[PATH_MAX];
 
 static void jobs_cache_path(const char *bdir) {
   const char *env = getenv("UMLBED_JOBS_CACHE");
-  snprintf(jobs_cache, sizeof jobs_cache, "%s%s", env ? env : bdir, env ? "" : "/jobs-auto.cache");
+  /* A path too long to hold is no cache. */
+  if (umb_path(jobs_cache, sizeof jobs_cache, "%s%s", env ? env : bdir, env ? "" : "/jobs-auto.cache"))
+    jobs_cache[0] = '\0';
 }
 
 /* Where the kernel's delay-loop calibration on this host is kept: $UMLBED_LPJ_CACHE ("" keeps it for this run
@@ -373,12 +375,13 @@ static void on_signal(uv_signal_t *s, int signum) {
 
 /* Writes the gdb script for --gdb into a private folder (removed at exit). */
 static const char *write_gdb_script(char **breaks, int nbreaks, int interactive) {
-  snprintf(g.gdbdir, sizeof g.gdbdir, "%s/umlbed-gdb-XXXXXX", g.cfg.tmpbase);
-  if (mkdtemp(g.gdbdir) == NULL) return NULL;
+  if (umb_path(g.gdbdir, sizeof g.gdbdir, "%s/umlbed-gdb-XXXXXX", g.cfg.tmpbase) || mkdtemp(g.gdbdir) == NULL) {
+    g.gdbdir[0] = '\0';
+    return NULL;
+  }
   umb_reaper_add_dir(g.gdbdir);
-  static char path[PATH_MAX + 16];
-  snprintf(path, sizeof path, "%s/script.gdb", g.gdbdir);
-  FILE *f = fopen(path, "w");
+  static char path[PATH_MAX];
+  FILE *f = umb_path(path, sizeof path, "%s/script.gdb", g.gdbdir) ? NULL : fopen(path, "we");
   if (f == NULL) return NULL;
   /* UML uses these signals for its own work (page faults, timers, IO, IPIs). */
   fprintf(f,
@@ -401,9 +404,8 @@ static const char *write_gdb_script(char **breaks, int nbreaks, int interactive)
 
 static void remove_gdb_dir(void) {
   if (!g.gdbdir[0]) return;
-  char path[PATH_MAX + 16];
-  snprintf(path, sizeof path, "%s/script.gdb", g.gdbdir);
-  unlink(path);
+  char path[PATH_MAX];
+  if (umb_path(path, sizeof path, "%s/script.gdb", g.gdbdir) == 0) unlink(path);
   rmdir(g.gdbdir);
   umb_reaper_del_dir(g.gdbdir);
 }

@@ -2,8 +2,10 @@
 #include "pack.h"
 #include "child.h"
 #include "reaper.h"
+#include "path.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,8 +13,8 @@
 #include <unistd.h>
 
 const char *umb_pack_id(const char *build, char *buf, size_t size) {
-  char path[4096];
-  snprintf(path, sizeof path, "%s/../MANIFEST", build);
+  char path[PATH_MAX];
+  if (umb_path(path, sizeof path, "%s/../MANIFEST", build)) return NULL;
   FILE *f = fopen(path, "re");
   if (f == NULL) return NULL;
   char line[256];
@@ -83,13 +85,16 @@ int umb_pack_main(int argc, char **argv) {
     goto out;
   }
   if (S_ISDIR(st.st_mode)) {
-    snprintf(dir, sizeof dir, "%s", pack);
+    if (umb_path(dir, sizeof dir, "%s", pack)) {
+      fprintf(stderr, "umlbed: --pack %s: %s\n", pack, strerror(ENAMETOOLONG));
+      goto out;
+    }
   } else {
     /* A tarball from make pack: into a folder of its own under TMPDIR, removed afterwards. */
     const char *t = getenv("TMPDIR");
-    snprintf(tmp, sizeof tmp, "%s/umlbed-pack-%d-XXXXXX", t && *t ? t : "/tmp", (int)getpid());
+    tmp_lock = umb_path(tmp, sizeof tmp, "%s/umlbed-pack-%d-XXXXXX", t && *t ? t : "/tmp", (int)getpid());
     /* Locked while it lives, like a run folder: the stale clean-up of another runner leaves it alone. */
-    tmp_lock = umb_live_dir_make(t && *t ? t : "/tmp", tmp);
+    if (tmp_lock == 0) tmp_lock = umb_live_dir_make(t && *t ? t : "/tmp", tmp);
     if (tmp_lock < 0) {
       fprintf(stderr, "umlbed: --pack: cannot make a folder under %s: %s\n", t && *t ? t : "/tmp", strerror(-tmp_lock));
       tmp[0] = '\0';
@@ -100,16 +105,19 @@ int umb_pack_main(int argc, char **argv) {
       fprintf(stderr, "umlbed: --pack %s: not a pack tarball (tar failed)\n", pack);
       goto out;
     }
-    snprintf(dir, sizeof dir, "%s/umlbed-pack", tmp);
+    if (umb_path(dir, sizeof dir, "%s/umlbed-pack", tmp)) goto out;
   }
-  snprintf(manifest, sizeof manifest, "%s/MANIFEST", dir);
-  snprintf(runner, sizeof runner, "%s/build/runner/umlbed", dir);
+  if (umb_path(manifest, sizeof manifest, "%s/MANIFEST", dir) ||
+      umb_path(runner, sizeof runner, "%s/build/runner/umlbed", dir) ||
+      umb_path(scen, sizeof scen, "%s/scenarios", dir)) {
+    fprintf(stderr, "umlbed: --pack %s: %s\n", pack, strerror(ENAMETOOLONG));
+    goto out;
+  }
   if (access(manifest, R_OK) || access(runner, X_OK)) {
     fprintf(stderr, "umlbed: --pack %s: no MANIFEST or runner inside (make pack writes one)\n", pack);
     goto out;
   }
   if (missing_libraries(runner)) goto out;
-  snprintf(scen, sizeof scen, "%s/scenarios", dir);
   if (!files && k > 1 && (!strcmp(args[1], "run") || !strcmp(args[1], "list"))) args[k++] = scen;
   args[k] = NULL;
   status = umb_child_run(args);

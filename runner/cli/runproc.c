@@ -17,6 +17,7 @@
 #include "reaper.h"
 #include "runchild.h"
 #include "runrec.h"
+#include "path.h"
 
 /* How often and how long the groups of a killed run process are watched until they are gone. */
 #define GONE_POLL_MS 10
@@ -155,9 +156,10 @@ static void sweep_dirs(umb_runproc *p) {
   for (int i = 0; i < p->ndirs; i++) {
     umb_sweep_dir(p->dirs[i], getpgrp());
     if (keep) {
-      char mark[PATH_MAX + 32];
-      snprintf(mark, sizeof mark, "%s/%s", p->dirs[i], UMB_KEPT_MARK);
-      int fd = open(mark, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+      char mark[PATH_MAX];
+      int fd = umb_path(mark, sizeof mark, "%s/%s", p->dirs[i], UMB_KEPT_MARK)
+                   ? -1
+                   : open(mark, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
       if (fd >= 0) close(fd);
       if (p->j->dir == NULL) set_str(&p->j->dir, p->dirs[i]);
     } else {

@@ -1,6 +1,7 @@
 /* reaper.c: the watchdog that ends a dead runner's UML process groups and removes its run folders. */
 #include "reaper.h"
 #include "link.h"
+#include "path.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -200,8 +201,8 @@ void umb_reaper_stop(void) {
  */
 static int creation_lock(const char *tmpbase, int how) {
   char path[PATH_MAX];
-  if (snprintf(path, sizeof path, "%s/.umlbed-%u.lock", tmpbase, (unsigned)getuid()) >= (int)sizeof path)
-    return -ENAMETOOLONG;
+  int rc = umb_path(path, sizeof path, "%s/.umlbed-%u.lock", tmpbase, (unsigned)getuid());
+  if (rc) return rc;
   int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) return -errno;
   while (flock(fd, how) < 0) {
@@ -259,10 +260,9 @@ int umb_stale_clean(const char *tmpbase) {
     if (pid <= 1 || pid == getpid()) continue;
     char path[PATH_MAX], mark[PATH_MAX + 32];
     struct stat st;
-    if (snprintf(path, sizeof path, "%s/%s", tmpbase, e->d_name) >= (int)sizeof path) continue;
+    if (umb_path(path, sizeof path, "%s/%s", tmpbase, e->d_name)) continue;
     if (lstat(path, &st) || !S_ISDIR(st.st_mode) || st.st_uid != getuid()) continue;
-    snprintf(mark, sizeof mark, "%s/%s", path, UMB_KEPT_MARK);
-    if (access(mark, F_OK) == 0) continue;
+    if (umb_path(mark, sizeof mark, "%s/%s", path, UMB_KEPT_MARK) || access(mark, F_OK) == 0) continue;
     if (!folder_abandoned(path, pid)) continue;
     umb_rm_tree(path);
     removed++;

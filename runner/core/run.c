@@ -1,10 +1,12 @@
 /* run.c: one run of the engine core: its folder, its UML instances pinned to CPUs, crash and timeout policy, verdict. */
 #include "run.h"
 #include "link.h"
+#include "path.h"
 #include "reaper.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -72,13 +74,14 @@ static int cov_make_dir(umb_run *r) {
     name[n++] = plain ? *l : '_';
   }
   name[n] = '\0';
-  snprintf(r->covdir, sizeof r->covdir, "%s/%s-XXXXXX", r->cfg->coverage, name);
+  int rc = umb_path(r->covdir, sizeof r->covdir, "%s/%s-XXXXXX", r->cfg->coverage, name);
+  if (rc) return rc;
   if (mkdtemp(r->covdir) == NULL) {
     r->covdir[0] = '\0';
     return -errno;
   }
-  char path[sizeof r->covdir + 16];
-  snprintf(path, sizeof path, "%s/label", r->covdir);
+  char path[PATH_MAX];
+  if ((rc = umb_path(path, sizeof path, "%s/label", r->covdir))) return rc;
   FILE *f = fopen(path, "we");
   if (f == NULL) return -errno;
   fprintf(f, "%s\n", r->label ? r->label : "run");
@@ -93,8 +96,8 @@ static int count_gcda(const char *dir) {
   for (struct dirent *e; (e = readdir(d));) {
     if (e->d_name[0] == '.') continue;
     size_t len = strlen(e->d_name);
-    char path[8192];
-    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    char path[PATH_MAX];
+    if (umb_path(path, sizeof path, "%s/%s", dir, e->d_name)) continue;
     if (e->d_type == DT_DIR)
       n += count_gcda(path);
     else if (len > 5 && !strcmp(e->d_name + len - 5, ".gcda"))
@@ -115,9 +118,8 @@ static void cov_account(umb_run *r) {
   }
   r->result.coverage = r->covdir;
   for (int i = 0; i < r->nvms; i++) {
-    char path[sizeof r->covdir + 16];
-    snprintf(path, sizeof path, "%s/vm%d", r->covdir, r->vms[i]->index);
-    int n = count_gcda(path);
+    char path[PATH_MAX];
+    int n = umb_path(path, sizeof path, "%s/vm%d", r->covdir, r->vms[i]->index) ? 0 : count_gcda(path);
     if (n > 0) {
       r->result.cov_written++;
       /* A failed run says whether its coverage survived: a panic exits UML normally, a kill does not. */
@@ -132,12 +134,9 @@ static void cov_account(umb_run *r) {
 }
 
 static int make_dirs(umb_run *r) {
-  char path[4200];
-  if (snprintf(r->dir, sizeof r->dir, "%s/umlbed-%d-XXXXXX", r->cfg->tmpbase, umb_runner_pid(r->cfg)) >=
-      (int)sizeof r->dir) {
-    r->dir[0] = '\0';
-    return -ENAMETOOLONG;
-  }
+  char path[PATH_MAX];
+  int rc = umb_path(r->dir, sizeof r->dir, "%s/umlbed-%d-XXXXXX", r->cfg->tmpbase, umb_runner_pid(r->cfg));
+  if (rc) return rc;
   /* Locked while it lives: another runner sharing TMPDIR, in any PID namespace, sees it is not stale. */
   r->dir_lock = umb_live_dir_make(r->cfg->tmpbase, r->dir);
   if (r->dir_lock < 0) {
@@ -147,18 +146,18 @@ static int make_dirs(umb_run *r) {
   }
   /* From here on, a runner that dies any death leaves the folder to the reaper. */
   umb_reaper_add_dir(r->dir);
-  snprintf(r->root, sizeof r->root, "%s/root", r->dir);
+  if ((rc = umb_path(r->root, sizeof r->root, "%s/root", r->dir))) return rc;
   static const char *sub[] = {"", "/shared", "/proc", "/sys", "/dev", "/tmp"};
   for (size_t i = 0; i < sizeof sub / sizeof sub[0]; i++) {
-    snprintf(path, sizeof path, "%s%s", r->root, sub[i]);
+    if ((rc = umb_path(path, sizeof path, "%s%s", r->root, sub[i]))) return rc;
     if (mkdir(path, 0755)) return -errno;
   }
   /* The guest's root is the agent's owner, so the shared folder must be writable by workers
    * that dropped root (setuid scenarios). */
-  snprintf(path, sizeof path, "%s/shared", r->root);
+  if ((rc = umb_path(path, sizeof path, "%s/shared", r->root))) return rc;
   chmod(path, 01777);
-  snprintf(path, sizeof path, "%s/umlbed-agent", r->root);
-  int rc = copy_file(r->cfg->agent, path);
+  if ((rc = umb_path(path, sizeof path, "%s/umlbed-agent", r->root))) return rc;
+  rc = copy_file(r->cfg->agent, path);
   return rc ? rc : cov_make_dir(r);
 }
 
@@ -188,8 +187,8 @@ static void rm_work(uv_work_t *w) {
     return;
   }
   /* Kept on purpose: a later runner's clean-up of dead runners' folders must leave it. */
-  char mark[sizeof r->dir + 32];
-  snprintf(mark, sizeof mark, "%s/%s", r->dir, UMB_KEPT_MARK);
+  char mark[PATH_MAX];
+  if (umb_path(mark, sizeof mark, "%s/%s", r->dir, UMB_KEPT_MARK)) return;
   int fd = open(mark, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
   if (fd >= 0) close(fd);
 }
@@ -471,11 +470,11 @@ int umb_run_vm_spawn(umb_run *r, const char *mem, const char *cmdline, int time_
   v->index = r->nvms;
   v->ops = ops;
   v->user = user;
-  snprintf(v->dir, sizeof v->dir, "%s/vm%d", r->dir, v->index);
-  snprintf(v->root, sizeof v->root, "%s", r->root);
-  snprintf(v->shared, sizeof v->shared, "%s/shared", r->root);
-  if (mkdir(v->dir, 0755)) {
-    int rc = -errno;
+  int rc = umb_path(v->dir, sizeof v->dir, "%s/vm%d", r->dir, v->index);
+  if (rc == 0) rc = umb_path(v->root, sizeof v->root, "%s", r->root);
+  if (rc == 0) rc = umb_path(v->shared, sizeof v->shared, "%s/shared", r->root);
+  if (rc == 0 && mkdir(v->dir, 0755)) rc = -errno;
+  if (rc) {
     free(v);
     return rc;
   }
@@ -492,8 +491,13 @@ int umb_run_vm_spawn(umb_run *r, const char *mem, const char *cmdline, int time_
    * sets lpj= itself is left alone; a time-travel boot's calibration measures simulated time, so it is not learnt. */
   umb_lpj *lpj = r->cfg->lpj;
   int tt = time_travel || r->cfg->time_travel;
-  char gcov[sizeof r->covdir + 16];
-  snprintf(gcov, sizeof gcov, "%s/vm%d", r->covdir, v->index);
+  char gcov[PATH_MAX];
+  if (r->covdir[0] && (rc = umb_path(gcov, sizeof gcov, "%s/vm%d", r->covdir, v->index))) {
+    umb_rm_tree(v->dir);
+    umb_cpu_put(v->cpu);
+    free(v);
+    return rc;
+  }
   if (lpj && !strstr(extra, "lpj=")) {
     size_t len = strlen(extra);
     if (lpj->value)
@@ -517,7 +521,7 @@ int umb_run_vm_spawn(umb_run *r, const char *mem, const char *cmdline, int time_
       .gcov_strip = r->cfg->gcov_strip,
       .fake_uml = r->cfg->fake_uml,
   };
-  int rc = umb_vm_spawn(r->loop, &o, on_vm_event, v, &v->vm);
+  rc = umb_vm_spawn(r->loop, &o, on_vm_event, v, &v->vm);
   if (rc) {
     /* Nothing started: the folder goes, so that the next spawn can take the same index. */
     umb_rm_tree(v->dir);

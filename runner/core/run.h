@@ -2,6 +2,8 @@
 #ifndef UMLBED_RUN_H
 #define UMLBED_RUN_H
 
+#include <limits.h>
+
 #include "lpj.h"
 #include "umlbed.h"
 
@@ -71,9 +73,9 @@ struct umb_run_vm {
   int gone;
   int flushing; /* --coverage: asked to power off at the end, so that its kernel writes its gcov data. */
   umb_req flush_req;
-  char dir[4096];
-  char root[4096];   /* Hostfs root (shared by the run's vms). */
-  char shared[4096]; /* Host path of /shared. */
+  char dir[PATH_MAX];
+  char root[PATH_MAX];   /* Hostfs root (shared by the run's vms). */
+  char shared[PATH_MAX]; /* Host path of /shared. */
   const umb_run_vm_ops *ops;
   void *user; /* For the layer that spawned it. */
 };
@@ -106,18 +108,18 @@ struct umb_run {
   const umb_config *cfg;
   const umb_run_ops *ops;
   void *user;
-  char dir[3000];
+  char dir[PATH_MAX];
   int dir_lock; /* Holds the folder's flock while it lives (umb_live_dir_make); -1 when none. */
-  char root[3100];
+  char root[PATH_MAX];
   umb_run_vm *vms[UMB_RUN_VMS_MAX];
   int nvms;
   uv_timer_t timer;
   uv_timer_t grace;
   uv_timer_t flush; /* --coverage: how long the power-offs at the end may take. */
   int nflushing;
-  const char *label; /* The run's name, set before umb_run_start (the coverage folder is named after it). */
-  char covdir[4096]; /* --coverage: this run's folder under cfg->coverage. */
-  double timeout_s;  /* 0: none. */
+  const char *label;     /* The run's name, set before umb_run_start (the coverage folder is named after it). */
+  char covdir[PATH_MAX]; /* --coverage: this run's folder under cfg->coverage. */
+  double timeout_s;      /* 0: none. */
   int finishing;
   int interrupted;
   int nclosing; /* Instances still closing. */

@@ -1,9 +1,11 @@
 /* vm.c: one UML instance: spawn in its own process group, console scanning, protocol requests, kill and reap. */
 #include "umlbed.h"
+#include "path.h"
 #include "reaper.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -129,7 +131,7 @@ static void mem_dir(const umb_vm_options *opt, char *out, size_t size) {
       (unsigned long long)fs.f_bavail * (unsigned long long)fs.f_bsize >= need)
     snprintf(out, size, "TMPDIR=/dev/shm");
   else
-    snprintf(out, size, "TMPDIR=%s/tmp", opt->dir);
+    umb_path(out, size, "TMPDIR=%s/tmp", opt->dir);
 }
 
 int umb_mem_check(const char *mem) {
@@ -409,162 +411,157 @@ void umb_vm_close(umb_vm *vm, void (*close_cb)(void *data), void *data) {
 
 static int mkpipe(int fds[2]) { return uv_pipe(fds, 0, 0); }
 
-int umb_vm_spawn(uv_loop_t *loop, const umb_vm_options *opt, umb_vm_event_cb cb, void *data, umb_vm **out) {
-  int rc, devnull = -1, con[2] = {-1, -1}, tx[2] = {-1, -1}, rx[2] = {-1, -1};
+/* What one spawn builds: the kernel's command line and environment (their strings live here until uv_spawn has
+ * copied them), and the descriptors the instance gets. */
+typedef struct spawn_ctx {
   char *args[VM_ARGS_MAX + 16];
-  int nargs = 0;
-  char *extra = NULL;
-  umb_vm *vm = calloc(1, sizeof *vm);
-  if (vm == NULL) return -ENOMEM;
-  vm->loop = loop;
-  vm->cb = cb;
-  vm->data = data;
-  vm->logfd = -1;
-  umb_scanner_init(&vm->scan);
-  vm->scan.ignore = opt->ignore;
-  /* At most UMB_LINE_MAX bytes with the newline. */
-  vm->proto.max = UMB_LINE_MAX - 1;
-  vm->fake = opt->fake_uml != 0;
+  int nargs;
+  char *env[256];
+  char *extra; /* The caller's command line, split in place. */
+  char umldir[PATH_MAX + 16], tmpdir[PATH_MAX + 16], jail[PATH_MAX + 16], umid[300], memarg[64], gdbx[PATH_MAX];
+  char gcov_prefix[PATH_MAX + 16], gcov_strip[64];
+  int devnull, con[2], tx[2], rx[2];
+  uv_stdio_container_t stdio[7];
+  int nstdio;
+} spawn_ctx;
 
-  char path[4096];
-  snprintf(path, sizeof path, "%s/console.log", opt->dir);
+static void ctx_close(spawn_ctx *c) {
+  int *fds[] = {&c->devnull, &c->con[0], &c->con[1], &c->tx[0], &c->tx[1], &c->rx[0], &c->rx[1]};
+  for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++) {
+    if (*fds[i] >= 0) close(*fds[i]);
+    *fds[i] = -1;
+  }
+  free(c->extra);
+  c->extra = NULL;
+}
+
+/* The instance's folder: its console log, UML's uml_dir, UML's TMPDIR (unless /dev/shm), and the pid file's path. */
+static int vm_prepare_dirs(umb_vm *vm, const umb_vm_options *opt) {
+  char path[PATH_MAX];
+  int rc = umb_path(path, sizeof path, "%s/console.log", opt->dir);
+  if (rc) return rc;
   vm->logfd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (vm->logfd < 0) {
-    rc = -errno;
-    goto fail;
+  if (vm->logfd < 0) return -errno;
+  const char *sub[] = {"uml", "tmp"};
+  for (size_t i = 0; i < 2; i++) {
+    if ((rc = umb_path(path, sizeof path, "%s/%s", opt->dir, sub[i]))) return rc;
+    if (mkdir(path, 0755) && errno != EEXIST) return -errno;
   }
-  snprintf(path, sizeof path, "%s/uml", opt->dir);
-  if (mkdir(path, 0755) && errno != EEXIST) {
-    rc = -errno;
-    goto fail;
-  }
-  char umldir[4200], tmpdir[4200];
-  snprintf(umldir, sizeof umldir, "uml_dir=%s/uml", opt->dir);
-  mem_dir(opt, tmpdir, sizeof tmpdir);
-  snprintf(path, sizeof path, "%s/tmp", opt->dir);
-  if (mkdir(path, 0755) && errno != EEXIST) {
-    rc = -errno;
-    goto fail;
-  }
-  snprintf(path, sizeof path, "%s/uml/%s/pid", opt->dir, opt->umid);
+  if ((rc = umb_path(path, sizeof path, "%s/uml/%s/pid", opt->dir, opt->umid))) return rc;
   vm->pidfile = strdup(path);
+  return vm->pidfile ? 0 : -ENOMEM;
+}
 
-  /* The kernel command line (fixed part first, then the caller's extra options). */
+/* The kernel's command line: gdb's in front when asked, the fixed part, then the caller's options. */
+static int vm_build_args(spawn_ctx *c, const umb_vm_options *opt) {
+  int rc = 0;
   /* hostfs=ROOT jails every hostfs mount in the guest to the run's root folder: the root file system is ROOT/ and
    * a guest's own "mount -t hostfs none /mnt -o /" sees that same folder, not the host's /. */
-  char rootflags[32] = "rootflags=/", jail[4200], umid[300], memarg[64];
-  snprintf(jail, sizeof jail, "hostfs=%s", opt->root);
-  snprintf(umid, sizeof umid, "umid=%s", opt->umid);
-  snprintf(memarg, sizeof memarg, "mem=%s", opt->mem ? opt->mem : "64M");
-  char gdbx[4200];
+  if ((rc = umb_path(c->jail, sizeof c->jail, "hostfs=%s", opt->root)) ||
+      (rc = umb_path(c->umid, sizeof c->umid, "umid=%s", opt->umid)) ||
+      (rc = umb_path(c->umldir, sizeof c->umldir, "uml_dir=%s/uml", opt->dir)) ||
+      (rc = umb_path(c->memarg, sizeof c->memarg, "mem=%s", opt->mem ? opt->mem : "64M")))
+    return rc;
   if (opt->gdb) {
-    args[nargs++] = "gdb";
-    args[nargs++] = "-q";
-    args[nargs++] = "-nx";
-    if (!opt->gdb_interactive) args[nargs++] = "-batch";
-    snprintf(gdbx, sizeof gdbx, "%s", opt->gdb);
-    args[nargs++] = "-x";
-    args[nargs++] = gdbx;
-    args[nargs++] = "--args";
+    if ((rc = umb_path(c->gdbx, sizeof c->gdbx, "%s", opt->gdb))) return rc;
+    const char *gdb[] = {"gdb", "-q", "-nx", opt->gdb_interactive ? NULL : "-batch", "-x", c->gdbx, "--args"};
+    for (size_t i = 0; i < sizeof gdb / sizeof gdb[0]; i++)
+      if (gdb[i]) c->args[c->nargs++] = (char *)gdb[i];
   }
-  args[nargs++] = (char *)opt->kernel;
-  args[nargs++] = memarg;
-  args[nargs++] = "root=/dev/root";
-  args[nargs++] = "rootfstype=hostfs";
-  args[nargs++] = rootflags;
-  args[nargs++] = jail;
-  args[nargs++] = "rw";
-  args[nargs++] = "init=/umlbed-agent";
   /* Under gdb, fds 0-2 belong to gdb; the console uses fds 5 and 6 instead. */
-  args[nargs++] = opt->gdb ? "con0=fd:5,fd:6" : "con0=fd:0,fd:1";
-  args[nargs++] = "con=null";
-  args[nargs++] = "ssl=null";
-  args[nargs++] = "ssl0=fd:3,fd:4";
-  args[nargs++] = umid;
-  args[nargs++] = umldir;
-  if (opt->time_travel) args[nargs++] = "time-travel=inf-cpu";
+  const char *fixed[] = {opt->kernel,
+                         c->memarg,
+                         "root=/dev/root",
+                         "rootfstype=hostfs",
+                         "rootflags=/",
+                         c->jail,
+                         "rw",
+                         "init=/umlbed-agent",
+                         opt->gdb ? "con0=fd:5,fd:6" : "con0=fd:0,fd:1",
+                         "con=null",
+                         "ssl=null",
+                         "ssl0=fd:3,fd:4",
+                         c->umid,
+                         c->umldir,
+                         opt->time_travel ? "time-travel=inf-cpu" : NULL};
+  for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+    if (fixed[i]) c->args[c->nargs++] = (char *)fixed[i];
   if (opt->cmdline) {
-    extra = strdup(opt->cmdline);
-    if (extra == NULL) {
-      rc = -ENOMEM;
-      goto fail;
-    }
-    for (char *save = NULL, *tok = strtok_r(extra, " \t\n", &save); tok; tok = strtok_r(NULL, " \t\n", &save)) {
-      if (nargs >= VM_ARGS_MAX) {
-        rc = -E2BIG;
-        goto fail;
-      }
-      args[nargs++] = tok;
+    if ((c->extra = strdup(opt->cmdline)) == NULL) return -ENOMEM;
+    for (char *save = NULL, *tok = strtok_r(c->extra, " \t\n", &save); tok; tok = strtok_r(NULL, " \t\n", &save)) {
+      if (c->nargs >= VM_ARGS_MAX) return -E2BIG;
+      c->args[c->nargs++] = tok;
     }
   }
-  args[nargs] = NULL;
+  c->args[c->nargs] = NULL;
+  return 0;
+}
 
-  devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
-  if (devnull < 0) {
-    rc = -errno;
-    goto fail;
-  }
-  if ((rc = mkpipe(con)) || (rc = mkpipe(tx)) || (rc = mkpipe(rx))) goto fail;
+static void inherit(uv_stdio_container_t *s, int fd) {
+  s->flags = UV_INHERIT_FD;
+  s->data.fd = fd;
+}
 
-  uv_stdio_container_t stdio[7];
-  memset(stdio, 0, sizeof stdio);
-  int nstdio;
+/* The instance's descriptors: its console, the agent's two serial pipes, and /dev/null. */
+static int vm_build_stdio(spawn_ctx *c, const umb_vm_options *opt) {
+  int rc;
+  if ((c->devnull = open("/dev/null", O_RDWR | O_CLOEXEC)) < 0) return -errno;
+  if ((rc = mkpipe(c->con)) || (rc = mkpipe(c->tx)) || (rc = mkpipe(c->rx))) return rc;
+  memset(c->stdio, 0, sizeof c->stdio);
   if (opt->gdb) {
     /* gdb talks to the user: the terminal when interactive, the runner's stderr in batch mode. */
-    for (int i = 0; i < 3; i++) {
-      stdio[i].flags = UV_INHERIT_FD;
-      stdio[i].data.fd = opt->gdb_interactive ? i : (i == 0 ? devnull : 2);
-    }
-    stdio[5].flags = UV_INHERIT_FD;
-    stdio[5].data.fd = devnull;
-    stdio[6].flags = UV_INHERIT_FD;
-    stdio[6].data.fd = con[1];
-    nstdio = 7;
+    for (int i = 0; i < 3; i++) inherit(&c->stdio[i], opt->gdb_interactive ? i : (i == 0 ? c->devnull : 2));
+    inherit(&c->stdio[5], c->devnull);
+    inherit(&c->stdio[6], c->con[1]);
+    c->nstdio = 7;
   } else {
     /* A pipe at EOF on stdin loses console output in UML, so stdin is /dev/null. */
-    stdio[0].flags = UV_INHERIT_FD;
-    stdio[0].data.fd = devnull;
-    stdio[1].flags = UV_INHERIT_FD;
-    stdio[1].data.fd = con[1];
-    stdio[2].flags = UV_INHERIT_FD;
-    stdio[2].data.fd = con[1];
-    nstdio = 5;
+    inherit(&c->stdio[0], c->devnull);
+    inherit(&c->stdio[1], c->con[1]);
+    inherit(&c->stdio[2], c->con[1]);
+    c->nstdio = 5;
   }
-  stdio[3].flags = UV_INHERIT_FD;
-  stdio[3].data.fd = tx[0];
-  stdio[4].flags = UV_INHERIT_FD;
-  stdio[4].data.fd = rx[1];
+  inherit(&c->stdio[3], c->tx[0]);
+  inherit(&c->stdio[4], c->rx[1]);
+  return 0;
+}
 
+/* The runner's environment, but for UML's TMPDIR (its memory file) and libgcov's prefix. */
+static int vm_build_env(spawn_ctx *c, const umb_vm_options *opt) {
+  int rc;
+  mem_dir(opt, c->tmpdir, sizeof c->tmpdir);
   /* Even without --coverage, a gcov kernel must not write into its build tree: its data goes to its own folder. */
-  char gcov_prefix[4200], gcov_strip[64];
   if (opt->gcov_prefix)
-    snprintf(gcov_prefix, sizeof gcov_prefix, "GCOV_PREFIX=%s", opt->gcov_prefix);
+    rc = umb_path(c->gcov_prefix, sizeof c->gcov_prefix, "GCOV_PREFIX=%s", opt->gcov_prefix);
   else
-    snprintf(gcov_prefix, sizeof gcov_prefix, "GCOV_PREFIX=%s/gcov", opt->dir);
-  snprintf(gcov_strip, sizeof gcov_strip, "GCOV_PREFIX_STRIP=%d", opt->gcov_strip);
+    rc = umb_path(c->gcov_prefix, sizeof c->gcov_prefix, "GCOV_PREFIX=%s/gcov", opt->dir);
+  if (rc) return rc;
+  snprintf(c->gcov_strip, sizeof c->gcov_strip, "GCOV_PREFIX_STRIP=%d", opt->gcov_strip);
   extern char **environ;
-  char *env[256];
-  int nenv = 0;
-  for (char **e = environ; *e && nenv < 250; e++)
-    if (strncmp(*e, "TMPDIR=", 7) != 0 && strncmp(*e, "GCOV_PREFIX", 11) != 0) env[nenv++] = *e;
-  env[nenv++] = tmpdir;
-  env[nenv++] = gcov_prefix;
-  env[nenv++] = gcov_strip;
-  env[nenv] = NULL;
+  int n = 0;
+  for (char **e = environ; *e && n < 250; e++)
+    if (strncmp(*e, "TMPDIR=", 7) != 0 && strncmp(*e, "GCOV_PREFIX", 11) != 0) c->env[n++] = *e;
+  c->env[n++] = c->tmpdir;
+  c->env[n++] = c->gcov_prefix;
+  c->env[n++] = c->gcov_strip;
+  c->env[n] = NULL;
+  return 0;
+}
 
+/* uv_spawn, pinned to opt->cpu and without core dumps: the child inherits both at fork, so they are set only
+ * around the call. */
+static int vm_launch(umb_vm *vm, uv_loop_t *loop, const umb_vm_options *opt, spawn_ctx *c) {
   uv_process_options_t po;
   memset(&po, 0, sizeof po);
   po.exit_cb = on_proc_exit;
-  po.file = args[0];
-  po.args = args;
-  po.env = env;
+  po.file = c->args[0];
+  po.args = c->args;
+  po.env = c->env;
   po.cwd = opt->dir;
-  po.stdio = stdio;
-  po.stdio_count = nstdio;
+  po.stdio = c->stdio;
+  po.stdio_count = c->nstdio;
   /* Detached means setsid(): the instance is its own process group and can be killed as one. */
   po.flags = opt->gdb_interactive ? 0 : UV_PROCESS_DETACHED;
-
-  /* The child inherits our affinity and core limit at fork; set both just around the spawn. */
   cpu_set_t saved, one;
   int pinned = 0;
   if (opt->cpu >= 0 && sched_getaffinity(0, sizeof saved, &saved) == 0) {
@@ -581,63 +578,78 @@ int umb_vm_spawn(uv_loop_t *loop, const umb_vm_options *opt, umb_vm_event_cb cb,
   }
   vm->proc.data = vm;
   vm->t_spawn = uv_hrtime();
-  rc = uv_spawn(loop, &vm->proc, &po);
+  int rc = uv_spawn(loop, &vm->proc, &po);
   if (gotcore) setrlimit(RLIMIT_CORE, &core);
   if (pinned) sched_setaffinity(0, sizeof saved, &saved);
-  if (rc) {
-    /* A failed uv_spawn still initialised the handle: free the vm in its close callback. */
-    for (int i = 0; i < 2; i++) {
-      close(con[i]);
-      close(tx[i]);
-      close(rx[i]);
-    }
-    close(devnull);
-    free(extra);
-    vm->cb = NULL;
-    vm->nhandles = 1;
-    uv_close((uv_handle_t *)&vm->proc, on_handle_closed);
-    return rc;
-  }
-  vm->nhandles = 1;
+  if (rc) return rc;
   vm->pid = vm->proc.pid;
   /* Interactive gdb shares the runner's group: only a detached instance is a group of its own to kill. */
   if (po.flags & UV_PROCESS_DETACHED) umb_reaper_add_group(vm->pid);
-  close(con[1]);
-  close(tx[0]);
-  close(rx[1]);
-  con[1] = tx[0] = rx[1] = -1;
-  close(devnull);
-  devnull = -1;
+  return 0;
+}
 
+/* The runner's ends of the console and serial pipes on the loop; the instance's ends closed here. */
+static void vm_attach(umb_vm *vm, uv_loop_t *loop, spawn_ctx *c) {
   uv_pipe_init(loop, &vm->con, 0);
   uv_pipe_init(loop, &vm->tx, 0);
   uv_pipe_init(loop, &vm->rx, 0);
   uv_timer_init(loop, &vm->gone_timer);
   vm->con.data = vm->tx.data = vm->rx.data = vm->gone_timer.data = vm;
   vm->nhandles += 4;
-  uv_pipe_open(&vm->con, con[0]);
-  uv_pipe_open(&vm->tx, tx[1]);
-  uv_pipe_open(&vm->rx, rx[0]);
-  con[0] = tx[1] = rx[0] = -1;
+  uv_pipe_open(&vm->con, c->con[0]);
+  uv_pipe_open(&vm->tx, c->tx[1]);
+  uv_pipe_open(&vm->rx, c->rx[0]);
+  c->con[0] = c->tx[1] = c->rx[0] = -1;
   uv_read_start((uv_stream_t *)&vm->con, on_alloc, on_con_read);
   uv_read_start((uv_stream_t *)&vm->rx, on_alloc, on_rx_read);
-  free(extra);
+}
+
+int umb_vm_spawn(uv_loop_t *loop, const umb_vm_options *opt, umb_vm_event_cb cb, void *data, umb_vm **out) {
+  umb_vm *vm = calloc(1, sizeof *vm);
+  spawn_ctx *c = calloc(1, sizeof *c);
+  if (vm == NULL || c == NULL) {
+    free(vm);
+    free(c);
+    return -ENOMEM;
+  }
+  c->devnull = c->con[0] = c->con[1] = c->tx[0] = c->tx[1] = c->rx[0] = c->rx[1] = -1;
+  vm->loop = loop;
+  vm->cb = cb;
+  vm->data = data;
+  vm->logfd = -1;
+  umb_scanner_init(&vm->scan);
+  vm->scan.ignore = opt->ignore;
+  /* At most UMB_LINE_MAX bytes with the newline. */
+  vm->proto.max = UMB_LINE_MAX - 1;
+  vm->fake = opt->fake_uml != 0;
+  int rc = vm_prepare_dirs(vm, opt);
+  if (rc == 0) rc = vm_build_args(c, opt);
+  if (rc == 0) rc = vm_build_stdio(c, opt);
+  if (rc == 0) rc = vm_build_env(c, opt);
+  if (rc == 0 && (rc = vm_launch(vm, loop, opt, c)) != 0) {
+    /* A failed uv_spawn still initialised the handle: free the vm in its close callback. */
+    ctx_close(c);
+    free(c);
+    vm->cb = NULL;
+    vm->nhandles = 1;
+    uv_close((uv_handle_t *)&vm->proc, on_handle_closed);
+    return rc;
+  }
+  if (rc) {
+    ctx_close(c);
+    free(c);
+    if (vm->logfd >= 0) close(vm->logfd);
+    umb_scanner_free(&vm->scan);
+    free(vm->pidfile);
+    free(vm);
+    return rc;
+  }
+  vm->nhandles = 1;
+  vm_attach(vm, loop, c);
+  ctx_close(c);
+  free(c);
   *out = vm;
   return 0;
-
-fail:
-  for (int i = 0; i < 2; i++) {
-    if (con[i] >= 0) close(con[i]);
-    if (tx[i] >= 0) close(tx[i]);
-    if (rx[i] >= 0) close(rx[i]);
-  }
-  if (devnull >= 0) close(devnull);
-  if (vm->logfd >= 0) close(vm->logfd);
-  umb_scanner_free(&vm->scan);
-  free(extra);
-  free(vm->pidfile);
-  free(vm);
-  return rc;
 }
 
 void umb_vm_drain_console(umb_vm *vm) {

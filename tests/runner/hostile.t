@@ -423,6 +423,10 @@ check "F: ... naming hostile-request.lua:8" in_block 'hostile request \[part=ver
 check "F: a newline in a vm:request field: ERROR" in_block 'hostile request \[part=field\]' ' # ERROR$'
 check "F: ... naming hostile-request.lua:10" in_block 'hostile request \[part=field\]' 'hostile-request\.lua:10:'
 clean
+grun run $F "$SCEN/hostile-file-blank.lua"
+check "F: vm:file with a blank in the name: ERROR" grep -q '^not ok 1 - hostile file name with a blank # ERROR$' "$T/out"
+check "F: ... naming hostile-file-blank.lua:6" grep -q 'hostile-file-blank\.lua:6:' "$T/out"
+clean
 grun run $F "$SCEN/hostile-file-nul.lua"
 check "F: vm:file with a NUL in the name: ERROR" grep -q '^not ok 1 - hostile file name with NUL # ERROR$' "$T/out"
 check "F: ... naming hostile-file-nul.lua:6" grep -q 'hostile-file-nul\.lua:6:' "$T/out"

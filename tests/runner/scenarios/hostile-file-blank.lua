@@ -1,0 +1,9 @@
+-- hostile-file-blank.lua: a blank in a shared file's name is misuse (the trigger could not name the file): an ERROR at file:line.
+return {
+  name = "hostile file name with a blank",
+  run = function(t)
+    local vm = assert(t:vm())
+    vm:file("my data", 10) -- line 6
+    t:fail("vm:file took a name with a blank")
+  end,
+}
