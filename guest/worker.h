@@ -30,8 +30,8 @@ struct req {
 enum { AFTER_NOTHING, AFTER_EXIT, AFTER_CHILD };
 
 /*
- * Argument helpers (worker.c). Each reads argument i of the request; a malformed one sets the error message to
- * "bad WHAT" and returns -EINVAL, so that every verb words its EINVAL the same way. Strings are decoded into memory
+ * Argument helpers (worker.c). Each arg_ function reads argument i of the request; a malformed one gets bad(): the
+ * message "bad WHAT" and -EINVAL, so that every verb words its EINVAL the same way. Strings are decoded into memory
  * the caller frees.
  */
 int bad(struct req *r, const char *what);
