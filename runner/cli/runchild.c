@@ -10,7 +10,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#include "link.h"
+#include "runlink.h"
 #include "reaper.h"
 #include "runrec.h"
 #include "scenario.h"

@@ -2,7 +2,7 @@
 #ifndef UMLBED_RUNCHILD_H
 #define UMLBED_RUNCHILD_H
 
-/* The descriptors a run process gets from its runner: the link (a socket: the configuration record in, link.h's
+/* The descriptors a run process gets from its runner: the link (a socket: the configuration record in, runlink.h's
  * lines and the result record out), and the runner's reaper pipe when the runner has one. */
 #define UMB_RUN_LINK_FD 3
 #define UMB_RUN_REAPER_FD 4

@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "link.h"
+#include "runlink.h"
 #include "reaper.h"
 #include "runchild.h"
 #include "runrec.h"

@@ -12,7 +12,7 @@
  * - the end: one that has its verdict but does not end within UMB_RUNPROC_FINISH_S (a finalizer that never
  *   returns) is killed too, and the run is TIMEOUT;
  * - a stop signal: passed on; one that has not ended UMB_RUNPROC_STOP_S later is killed, and the run is ERROR;
- * - whatever way the process ended, the process groups and run folders it registered and did not release (link.h)
+ * - whatever way the process ended, the process groups and run folders it registered and did not release (runlink.h)
  *   are killed and removed (a timed-out run's folder is kept, as the run process itself keeps a failed run's).
  */
 #define UMB_RUNPROC_MARGIN_S 1.0

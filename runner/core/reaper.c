@@ -1,6 +1,6 @@
 /* reaper.c: the watchdog that ends a dead runner's UML process groups and removes its run folders. */
 #include "reaper.h"
-#include "link.h"
+#include "runlink.h"
 #include "path.h"
 
 #include <dirent.h>
@@ -24,7 +24,7 @@
 static int reaper_fd = -1;
 static pid_t reaper_pid;
 
-/* A registration goes to the reaper and, in a run process, to the supervisor too (link.h): the reaper acts when
+/* A registration goes to the reaper and, in a run process, to the supervisor too (runlink.h): the reaper acts when
  * every process holding its pipe is gone, the supervisor when this run process alone dies or must be killed. */
 static void send_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void send_line(const char *fmt, ...) {

@@ -21,7 +21,7 @@ void umb_reaper_add_dir(const char *dir);
 void umb_reaper_del_dir(const char *dir);
 /* Normal exit: close the pipe with nothing registered and wait for the reaper to end. */
 void umb_reaper_stop(void);
-/* A run process (link.h) registers with its runner's reaper through fd, the pipe it inherited; umb_reaper_fd() is
+/* A run process (runlink.h) registers with its runner's reaper through fd, the pipe it inherited; umb_reaper_fd() is
  * what a runner passes on (-1: no reaper). */
 void umb_reaper_attach(int fd);
 int umb_reaper_fd(void);

@@ -1,6 +1,6 @@
 /* run.c: one run of the engine core: its folder, its UML instances pinned to CPUs, crash and timeout policy, verdict. */
 #include "run.h"
-#include "link.h"
+#include "runlink.h"
 #include "path.h"
 #include "reaper.h"
 

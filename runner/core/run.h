@@ -148,7 +148,7 @@ struct umb_run {
  * with ERROR and ops->done still comes, from the loop. */
 int umb_run_start(umb_run *r, uv_loop_t *loop, const umb_config *cfg, const umb_run_ops *ops, void *user);
 /* Arms the deadline (seconds; 0: none): when it passes the run ends with TIMEOUT. In a run process the supervisor
- * is told, and kills the process if the verdict does not come soon after (link.h). */
+ * is told, and kills the process if the verdict does not come soon after (runlink.h). */
 void umb_run_set_timeout(umb_run *r, double seconds);
 /* Boots an instance for the run; its events go to ops. Returns 0 or a negative errno (nothing started). */
 int umb_run_vm_spawn(umb_run *r, const char *mem, const char *cmdline, int time_travel, const umb_run_vm_ops *ops,

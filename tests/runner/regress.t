@@ -23,6 +23,7 @@ in_block() { block "$1" | grep -qE -- "$2"; }
 if ldd "$UMLBED" 2>/dev/null | grep -q 'libasan\|libubsan'; then
   skip "bug 1: the sanitizers own calloc, an LD_PRELOAD shim cannot fail it"
 elif ! ${CC:-cc} -std=c11 -Wall -Wextra -Werror -O2 -shared -fPIC $(pkg-config --cflags libuv 2>/dev/null) \
+  -I"$SRC/protocol" -I"$SRC/runner/core" -I"$SRC/runner/host" -I"$SRC/runner/cli" \
   -o "$T/failalloc.so" "$SRC/tests/runner/regress/failalloc.c" 2>"$T/cc.err"; then
   prereq_skip "bug 1: cannot build the calloc shim: $(head -n 1 "$T/cc.err")"
 else
@@ -35,6 +36,47 @@ else
   check "bug 1: failed calloc at the end of a run: the verdict is printed" grep -q '^ok 1 - fake ok$' "$T/out"
   check "bug 1: failed calloc at the end of a run: no run folder left" [ "$(leftover_dirs)" = 0 ]
   [ "$rc" = 0 ] || show
+  clean
+
+  # The run list's growth failing (an unchecked realloc of the jobs array dereferenced NULL).
+  export FAILALLOC=jobs3
+  PRELOAD=$T/failalloc.so
+  grun list $F "$SCEN/fake-matrix.lua"
+  PRELOAD=
+  unset FAILALLOC
+  check "out of memory growing the run list: the shim failed it" grep -q '^failalloc: realloc to three jobs' "$T/err"
+  check "... a clean error, exit status 2, no crash (got $rc)" [ "$rc" = 2 ]
+  check "... naming it" grep -q 'Cannot allocate memory' "$T/err"
+  clean
+
+  # An argument buffer that cannot grow: the call is ENOMEM, not sent without its argument.
+  export FAILALLOC=buf2m
+  PRELOAD=$T/failalloc.so
+  grun run $F "$SCEN/regress-args-nomem.lua"
+  PRELOAD=
+  unset FAILALLOC
+  check "out of memory building a call's arguments: the shim failed it" grep -q '^failalloc: realloc to 2 MiB' "$T/err"
+  check "... the call returns ENOMEM" grep -q '^ok 1 - regress argument buffer out of memory$' "$T/out"
+  [ "$rc" = 0 ] || show
+  clean
+fi
+
+# ---- A malformed error reply raised in the call's continuation before its record was freed: a leak. ----
+if ! command -v valgrind >/dev/null; then
+  prereq_skip "no valgrind (Debian package valgrind)"
+elif ldd "$UMLBED" 2>/dev/null | grep -q 'libasan\|libubsan'; then
+  skip "the leak check of a malformed error reply runs under valgrind, not the sanitizers' build"
+else
+  mkdir -p "$T/vg"
+  GUARD=$(scaled 240) grun run $F "$SCEN/regress-bad-error-reply.lua"
+  valgrind -q --trace-children=yes --trace-children-skip='*/umlbed-test' --log-file="$T/vg/%p" \
+    --leak-check=full --errors-for-leak-kinds=definite "$UMLBED" run $F --timeout "$(scaled 120)" \
+    "$SCEN/regress-bad-error-reply.lua" >"$T/out" 2>"$T/err"
+  rc=$?
+  check "malformed error reply: the run is ok under valgrind (exit $rc)" grep -q '^ok 1 - regress malformed error reply$' "$T/out"
+  check "malformed error reply: valgrind traced the run process (a log per process)" [ "$(ls "$T/vg" | wc -l)" -ge 2 ]
+  check "malformed error reply: nothing definitely lost" not grep -q 'definitely lost' "$T/vg"/*
+  grep -q 'definitely lost' "$T/vg"/* && diag "$T/vg"/*
   clean
 fi
 

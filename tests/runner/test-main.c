@@ -40,7 +40,8 @@ static void fake_write(int fd, const char *s) {
   }
 }
 
-/* Verbs: echo ARGS (reply with ARGS; faults echoes ADDR LEN and 7 for its time), defer (reply after the next request's reply), garbage,
+/* Verbs: echo ARGS (reply with ARGS; faults echoes ADDR LEN and 7 for its time), fail ARGS (an error reply of
+ * ARGS), defer (reply after the next request's reply), garbage,
  * die, panic, hang, fork (a child that stays in the group), sleep MS, hold KEY (reply KEY once
  * "release KEY" arrives: concurrent calls), release KEY, spawn (a new worker PID from 100 on),
  * exit [CODE] (code 0: the "exited" event follows the reply at once; else it waits for "reap PID",
@@ -71,6 +72,10 @@ static int fake_uml(const char *mode) {
       int k = sscanf(line, "%llu %llu %63s %65535[^\n]", &id, &pid, verb, args);
       if (k < 3) {
         fake_write(4, "0 error err EINVAL -\n");
+      } else if (!strcmp(verb, "fail")) {
+        /* An error reply with the request's own fields as ENAME MESSAGE, however malformed. */
+        snprintf(reply, sizeof reply, "%llu fail err %s\n", id, k > 3 ? args : "-");
+        fake_write(4, reply);
       } else if (!strcmp(verb, "orphan")) {
         fake_write(4, "0 error err EINVAL bad%20request%20ID\n");
       } else if (!strcmp(verb, "garbage")) {

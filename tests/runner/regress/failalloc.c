@@ -1,5 +1,4 @@
-/* failalloc.c: an LD_PRELOAD shim for regress.t (issue 8, bug 1): in the umlbed runner, calloc(1, sizeof(uv_work_t))
- * called from the runner's own code fails, as it may when memory runs out at the end of a scenario. */
+/* failalloc.c: an LD_PRELOAD shim for regress.t: in the umlbed runner, one kind of allocation made by the runner's own code fails, as it may when memory runs out. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <link.h>
@@ -9,12 +8,19 @@
 #include <unistd.h>
 #include <uv.h>
 
-/* glibc's calloc under another name: dlsym(RTLD_NEXT) would itself call calloc. */
+#include "output.h"
+
+/* glibc's allocators under other names: dlsym(RTLD_NEXT) would itself call calloc. */
 extern void *__libc_calloc(size_t n, size_t size);
+extern void *__libc_realloc(void *p, size_t size);
 
 /* The runner's own code: only its calls fail, not libuv's, Lua's or the loader's of the same size. */
 static uintptr_t text_lo, text_hi;
-static int armed;
+/* FAILALLOC says which allocation fails:
+ *   work   calloc(1, sizeof(uv_work_t)): the request that removes a run folder at the end of a run (the default);
+ *   buf2m  realloc to 2 MiB: an argument buffer growing past 1 MiB (a guest call with a 1 MiB field);
+ *   jobs3  realloc to three jobs: the run list growing to its third run. */
+static enum { OFF, WORK, BUF2M, JOBS3 } mode;
 
 /* The first object dl_iterate_phdr reports is the program itself. */
 static int program_text(struct dl_phdr_info *info, size_t size, void *data) {
@@ -30,22 +36,37 @@ static int program_text(struct dl_phdr_info *info, size_t size, void *data) {
   return 1;
 }
 
-/* Armed in the runner only (the fake kernel is umlbed-test and keeps its memory). */
+/* Armed in the runner and its run processes only (the fake kernel is umlbed-test and keeps its memory). */
 __attribute__((constructor)) static void failalloc_init(void) {
   if (strcmp(program_invocation_short_name, "umlbed") != 0) return;
   dl_iterate_phdr(program_text, NULL);
-  armed = text_hi > text_lo;
+  if (text_hi <= text_lo) return;
+  const char *m = getenv("FAILALLOC");
+  mode = m == NULL || !strcmp(m, "work") ? WORK : !strcmp(m, "buf2m") ? BUF2M : !strcmp(m, "jobs3") ? JOBS3 : OFF;
+}
+
+static int from_runner(uintptr_t from) { return from >= text_lo && from < text_hi; }
+
+/* The test counts these lines: they prove the failure hit the runner. */
+static void *fail(const char *what) {
+  char msg[128];
+  size_t n = (size_t)snprintf(msg, sizeof msg, "failalloc: %s in the runner fails\n", what);
+  ssize_t w = write(2, msg, n < sizeof msg ? n : sizeof msg - 1);
+  (void)w;
+  errno = ENOMEM;
+  return NULL;
 }
 
 void *calloc(size_t n, size_t size) {
   uintptr_t from = (uintptr_t)__builtin_extract_return_addr(__builtin_return_address(0));
-  if (armed && n == 1 && size == sizeof(uv_work_t) && from >= text_lo && from < text_hi) {
-    /* The test counts these lines: it proves the failure hit the runner. */
-    static const char msg[] = "failalloc: calloc(1, sizeof(uv_work_t)) in the runner fails\n";
-    ssize_t w = write(2, msg, sizeof msg - 1);
-    (void)w;
-    errno = ENOMEM;
-    return NULL;
-  }
+  if (mode == WORK && n == 1 && size == sizeof(uv_work_t) && from_runner(from))
+    return fail("calloc(1, sizeof(uv_work_t))");
   return __libc_calloc(n, size);
+}
+
+void *realloc(void *p, size_t size) {
+  uintptr_t from = (uintptr_t)__builtin_extract_return_addr(__builtin_return_address(0));
+  if (mode == BUF2M && size == (2u << 20) && from_runner(from)) return fail("realloc to 2 MiB");
+  if (mode == JOBS3 && size == 3 * sizeof(job) && from_runner(from)) return fail("realloc to three jobs");
+  return __libc_realloc(p, size);
 }

@@ -1,5 +1,5 @@
-/* link.c: the run process's line to its supervisor, and the CPU table that places instances. */
-#include "link.h"
+/* runlink.c: the run process's line to its supervisor, and the CPU table that places instances. */
+#include "runlink.h"
 
 #include <errno.h>
 #include <limits.h>

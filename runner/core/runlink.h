@@ -1,6 +1,6 @@
-/* link.h: a run process's line to the runner that started it, and the host CPUs that runs share. */
-#ifndef UMLBED_LINK_H
-#define UMLBED_LINK_H
+/* runlink.h: a run process's line to the runner that started it, and the host CPUs that runs share. */
+#ifndef UMLBED_RUNLINK_H
+#define UMLBED_RUNLINK_H
 
 #include <stddef.h>
 
