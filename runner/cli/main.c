@@ -25,6 +25,7 @@
 #include "reaper.h"
 #include "report.h"
 #include "bench.h"
+#include "boot.h"
 #include "merge.h"
 #include "output.h"
 #include "pack.h"
@@ -70,6 +71,7 @@ static const char *usage =
     "       umlbed fuzz [--seed S] [--steps N] [--runs K] [options] [FILE]\n"
     "       umlbed bench [--out DIR] [options] [FILE|DIR]...   (umlbed bench --help)\n"
     "       umlbed merge [--json FILE] [--junit FILE] SHARD.json...\n"
+    "       umlbed boot --root DIR --dir DIR [--kernel PATH] ...   (umlbed boot --help)\n"
     "\n"
     "Runs Lua scenarios, each in its own User-Mode Linux instance, and prints TAP.\n"
     "Without FILE or DIR, runs ./scenarios.\n"
@@ -964,6 +966,7 @@ int main(int argc, char **argv) {
   const char *cmd = argv[1];
   if (!strcmp(cmd, "__run")) return umb_runchild_main(argc, argv);
   if (!strcmp(cmd, "bench")) return umb_bench_main(argc, argv);
+  if (!strcmp(cmd, "boot")) return umb_boot_main(argc, argv);
   if (!strcmp(cmd, "merge")) return umb_merge_main(argc, argv);
   for (int i = 2; i < argc; i++)
     if (!strcmp(argv[i], "--pack") || !strncmp(argv[i], "--pack=", 7)) return umb_pack_main(argc, argv);

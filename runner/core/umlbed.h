@@ -140,6 +140,18 @@ typedef struct umb_vm_options {
 /* Spawn a UML instance. On success *out is set and cb gets its events; on failure
  * (negative errno) nothing was started and cb is never called. */
 int umb_vm_spawn(uv_loop_t *loop, const umb_vm_options *opt, umb_vm_event_cb cb, void *data, umb_vm **out);
+
+/* The command line and environment umb_vm_spawn starts an instance with (descriptors 0 and 1 the console, 3 and 4
+ * the agent's serial line): what a harness that drives a kernel itself (umlbed boot) runs, so that every boot is
+ * the runner's, with its hostfs jail. Makes opt->dir's uml/ and tmp/. 0 or a negative errno; on success free it
+ * with umb_vm_command_free. */
+typedef struct umb_vm_command {
+  char *const *argv;
+  char *const *envp;
+  void *priv;
+} umb_vm_command;
+int umb_vm_command_make(const umb_vm_options *opt, umb_vm_command *cmd);
+void umb_vm_command_free(umb_vm_command *cmd);
 /* Send "ID PID VERB ARGS" (args already encoded, may be NULL). On success req->cb is called
  * exactly once; on failure (negative errno) never. */
 int umb_vm_request(umb_vm *vm, umb_req *req, uint64_t pid, const char *verb, const char *args, umb_req_cb cb);

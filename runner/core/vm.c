@@ -604,6 +604,36 @@ static void vm_attach(umb_vm *vm, uv_loop_t *loop, spawn_ctx *c) {
   uv_read_start((uv_stream_t *)&vm->rx, on_alloc, on_rx_read);
 }
 
+int umb_vm_command_make(const umb_vm_options *opt, umb_vm_command *cmd) {
+  spawn_ctx *c = calloc(1, sizeof *c);
+  if (c == NULL) return -ENOMEM;
+  c->devnull = c->con[0] = c->con[1] = c->tx[0] = c->tx[1] = c->rx[0] = c->rx[1] = -1;
+  char path[PATH_MAX];
+  int rc = 0;
+  const char *sub[] = {"uml", "tmp"};
+  for (size_t i = 0; i < 2 && rc == 0; i++) {
+    rc = umb_path(path, sizeof path, "%s/%s", opt->dir, sub[i]);
+    if (rc == 0 && mkdir(path, 0755) && errno != EEXIST) rc = -errno;
+  }
+  if (rc == 0) rc = vm_build_args(c, opt);
+  if (rc == 0) rc = vm_build_env(c, opt);
+  if (rc) {
+    ctx_close(c);
+    free(c);
+    return rc;
+  }
+  cmd->argv = c->args;
+  cmd->envp = c->env;
+  cmd->priv = c;
+  return 0;
+}
+
+void umb_vm_command_free(umb_vm_command *cmd) {
+  if (cmd->priv) ctx_close(cmd->priv);
+  free(cmd->priv);
+  cmd->priv = NULL;
+}
+
 int umb_vm_spawn(uv_loop_t *loop, const umb_vm_options *opt, umb_vm_event_cb cb, void *data, umb_vm **out) {
   umb_vm *vm = calloc(1, sizeof *vm);
   spawn_ctx *c = calloc(1, sizeof *c);

@@ -137,15 +137,19 @@ sub host {
     return $self;
 }
 
-# UML mode: a fresh hostfs root holding the agent as /init, shared/ and any extra programs under /bin.
+# The runner that boots the kernels: BUILD/runner/umlbed ($UMLBED_BUILD or the tree's build/).
+sub runner { return ($ENV{UMLBED_BUILD} // repo_root() . '/build') . '/runner/umlbed' }
+
+# UML mode: a fresh hostfs root holding the agent as /umlbed-agent, shared/ and any extra programs under /bin, booted
+# by the runner's own recipe (umlbed boot: the hostfs jail, the command line and environment of umlbed run).
 sub uml {
     my ($class, %o) = @_;
     my $tmp = tempdir('umlbed-agent-t.XXXXXX', TMPDIR => 1, CLEANUP => 0);
     my $self = bless {mode => 'uml', tmp => $tmp}, $class;
     my $root = "$tmp/root";
-    make_path("$root/shared", "$root/bin", "$tmp/uml");
-    copy($o{agent}, "$root/init") or die "copy agent: $!";
-    chmod 0755, "$root/init";
+    make_path("$root/shared", "$root/bin", "$tmp/vm");
+    copy($o{agent}, "$root/umlbed-agent") or die "copy agent: $!";
+    chmod 0755, "$root/umlbed-agent";
     for my $p (@{$o{programs} // []}) {
         (my $base = $p) =~ s{.*/}{};
         copy($p, "$root/bin/$base") or die "copy $p: $!";
@@ -154,9 +158,9 @@ sub uml {
     $self->{root} = $root;
     $self->{console} = "$tmp/console.log";
     my $kernel = $o{kernel} // default_kernel();
-    my @cmd = ($kernel, 'mem=' . ($o{mem} // '128M'), 'root=/dev/root', 'rootfstype=hostfs', "rootflags=$root",
-        'rw', 'init=/init', 'con=null', 'con0=fd:0,fd:1', 'ssl=null', 'ssl0=fd:3,fd:4', "umid=agent-t-$$",
-        "uml_dir=$tmp/uml", @{$o{cmdline} // []});
+    my @cmd = (runner(), 'boot', '--kernel', $kernel, '--root', $root, '--dir', "$tmp/vm", '--umid', "agent-t-$$");
+    push @cmd, '--mem', $o{mem} if $o{mem};
+    push @cmd, '--cmdline', join(' ', @{$o{cmdline}}) if $o{cmdline} && @{$o{cmdline}};
     my $console = $self->{console};
     $self->_spawn(sub {
         my ($in, $out) = @_;
@@ -165,7 +169,6 @@ sub uml {
         open STDIN, '<', '/dev/null';
         open STDOUT, '>', $console;
         open STDERR, '>&', \*STDOUT;
-        $ENV{TMPDIR} = "$tmp/uml";
     }, @cmd);
     return $self;
 }

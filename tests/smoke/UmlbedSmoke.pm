@@ -15,7 +15,7 @@ use POSIX qw(setpgid _exit WNOHANG WIFEXITED WEXITSTATUS WIFSIGNALED WTERMSIG);
 use Test::More;
 use Time::HiRes qw(time);
 
-our @EXPORT_OK = qw(variants kernel_path modules_dir workdir init_binary make_root boot_args boot relay_tap
+our @EXPORT_OK = qw(variants kernel_path modules_dir workdir init_binary make_root boot_args boot_cmdline boot relay_tap
 		    show_console proprietary_expectation);
 
 my $here = dirname(abs_path(__FILE__));
@@ -143,8 +143,9 @@ sub make_root {
 	for my $sub ($dir, "$dir/uml", "$dir/tmp", $root, "$root/dev", "$root/proc", "$root/sys") {
 		mkdir $sub or die "mkdir $sub: $!";
 	}
-	copy($init, "$root/init") or die "copy $init: $!";
-	chmod 0755, "$root/init";
+	# The runner's recipe boots DIR/root/umlbed-agent as init: here that is the smoke init.
+	copy($init, "$root/umlbed-agent") or die "copy $init: $!";
+	chmod 0755, "$root/umlbed-agent";
 	my $mods = modules_dir($variant);
 	for my $ko (qw(umlbed_gpl.ko umlbed_proprietary.ko)) {
 		if (-f "$mods/$ko") {
@@ -156,14 +157,28 @@ sub make_root {
 	return $root;
 }
 
-# The kernel command line: hostfs root, console on fd 1, TAP on the serial line ssl0 (fd 3, no input).
+# The runner that boots the kernels (umlbed boot), as umlbed run boots them: BUILD/runner/umlbed.
+sub runner { return $ENV{UMLBED_RUNNER} // "$BUILD/runner/umlbed" }
+
+# The kernel's boot, the runner's own (umlbed boot): the hostfs jail DIR/root with the init as /umlbed-agent, the
+# console on fd 1, the serial line ssl0 on fds 3 (in) and 4 (out: the init's TAP); the variant and the expectation
+# for the proprietary module reach the init as kernel arguments, after @extra.
 sub boot_args {
-	my ($dir, $variant, $umid) = @_;
+	my ($kernel, $dir, $variant, $umid, @extra) = @_;
 	# UMLBED_EXTRA_ARGS adds kernel arguments, e.g. lpj=N to skip the delay-loop calibration (about 55 ms here).
-	my @extra = split ' ', ($ENV{UMLBED_EXTRA_ARGS} // '');
-	return ('mem=64M', @extra, 'root=/dev/root', 'rootfstype=hostfs', "rootflags=$dir/root", 'rw', 'init=/init',
-		'con0=fd:0,fd:1', 'con=null', 'ssl=null', 'ssl0=null,fd:3', "uml_dir=$dir/uml", "umid=$umid",
-		"UMLBED_VARIANT=$variant", 'UMLBED_PROPRIETARY=' . proprietary_expectation($variant));
+	my @args = (split(' ', $ENV{UMLBED_EXTRA_ARGS} // ''), @extra, "UMLBED_VARIANT=$variant",
+		'UMLBED_PROPRIETARY=' . proprietary_expectation($variant));
+	return (runner(), 'boot', '--kernel', $kernel, '--root', "$dir/root", '--dir', $dir, '--umid', $umid,
+		'--mem', '64M', '--cmdline', join(' ', @args));
+}
+
+# The same boot's kernel command line, for a caller that starts the kernel itself (gdb --args): the runner prints it.
+sub boot_cmdline {
+	my @cmd = (boot_args(@_), '--print');
+	open(my $fh, '-|', @cmd) or die "@cmd: $!";
+	chomp(my @argv = <$fh>);
+	close $fh or die "@cmd: exit $?";
+	return @argv;
 }
 
 my $instances = 0;
@@ -209,6 +224,8 @@ sub boot {
 
 	pipe(my $con_r, my $con_w) or die "pipe: $!";
 	pipe(my $tap_r, my $tap_w) or die "pipe: $!";
+	# The serial line's input: a pipe this process holds open and never writes to (EOF would hang the line up).
+	pipe(my $ser_r, my $ser_w) or die "pipe: $!";
 	my $start = time;
 	my $pid = fork // die "fork: $!";
 	if ($pid == 0) {
@@ -216,11 +233,12 @@ sub boot {
 		open(STDIN, '<', '/dev/null') or _exit(126);
 		POSIX::dup2(fileno($con_w), 1) // _exit(126);
 		POSIX::dup2(fileno($con_w), 2) // _exit(126);
-		if (fileno($tap_w) == 3) {
-			fcntl($tap_w, F_SETFD, 0) // _exit(126);
-		} else {
-			POSIX::dup2(fileno($tap_w), 3) // _exit(126);
-		}
+		# fd 3 in, fd 4 out: dup'd above both numbers first, so that neither overwrites the other.
+		my $in = POSIX::dup(fileno($ser_r)) // _exit(126);
+		my $out = POSIX::dup(fileno($tap_w)) // _exit(126);
+		POSIX::dup2($in, 3) // _exit(126);
+		POSIX::dup2($out, 4) // _exit(126);
+		POSIX::close($_) for grep { $_ > 4 } $in, $out;
 		$ENV{TMPDIR} = $o{tmpdir};
 		{ no warnings qw(exec); exec { $argv[0] } @argv; }
 		_exit(127);
@@ -230,6 +248,7 @@ sub boot {
 	$live_pgid = $pid;
 	close $con_w;
 	close $tap_w;
+	close $ser_r;
 
 	my %r = (console => '', tap => '', timed_out => 0, first_tap => undef);
 	my $sel = IO::Select->new($con_r, $tap_r);
@@ -285,6 +304,7 @@ sub boot {
 	$live_pgid = undef;
 	close $con_r;
 	close $tap_r;
+	close $ser_w;
 	return \%r;
 }
 

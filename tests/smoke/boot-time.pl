@@ -18,7 +18,7 @@ my (@init, @total);
 for my $i (1 .. $n) {
 	my $dir = "$work/$i";
 	make_root($dir, $init, $variant);
-	my $r = boot(argv => [ $kernel, boot_args($dir, $variant, "umlbed-boot-$$-$i"), 'UMLBED_BOOT_ONLY=1' ],
+	my $r = boot(argv => [ boot_args($kernel, $dir, $variant, "umlbed-boot-$$-$i", 'UMLBED_BOOT_ONLY=1') ],
 		     tmpdir => "$dir/tmp", timeout => 30);
 	die "boot $i failed:\n$r->{console}\n" if $r->{timed_out} || !defined $r->{first_tap};
 	push @init, $r->{first_tap};

@@ -8,7 +8,7 @@ use Cwd qw(abs_path);
 use File::Basename qw(dirname);
 use lib dirname(abs_path(__FILE__)), dirname(abs_path(__FILE__)) . '/../lib';
 use Test::More;
-use UmlbedSmoke qw(variants kernel_path workdir init_binary make_root boot_args boot show_console);
+use UmlbedSmoke qw(variants kernel_path workdir init_binary make_root boot_cmdline boot show_console);
 use UmlbedStrict qw(prereq_skip_all);
 
 my $here = dirname(abs_path(__FILE__));
@@ -29,7 +29,7 @@ for my $variant (@variants) {
 		my $dir = "$work/$variant";
 		make_root($dir, $init, $variant);
 		my @argv = ($gdb, '-nx', '-batch', '-x', "$here/uml.gdb", '-x', "$here/break-invalidate.gdb", '--args',
-			    $kernel, boot_args($dir, $variant, "umlbed-gdb-$$-$variant"));
+			    boot_cmdline($kernel, $dir, $variant, "umlbed-gdb-$$-$variant"));
 		note("@argv");
 		my $r = boot(argv => \@argv, tmpdir => "$dir/tmp", timeout => $ENV{UMLBED_GDB_TIMEOUT} // 120);
 

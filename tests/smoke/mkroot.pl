@@ -1,12 +1,12 @@
 #!/usr/bin/perl
-# Prepares a smoke-test root for a manual boot (e.g. under gdb): mkroot.pl VARIANT DIR prints the kernel arguments.
+# Prepares a smoke-test root for a manual boot (e.g. under gdb): mkroot.pl VARIANT DIR prints the kernel and its arguments.
 use strict;
 use warnings;
 
 use Cwd qw(abs_path);
 use File::Basename qw(dirname);
 use lib dirname(abs_path(__FILE__));
-use UmlbedSmoke qw(init_binary make_root boot_args);
+use UmlbedSmoke qw(init_binary kernel_path make_root boot_cmdline);
 
 my ($variant, $dir) = @ARGV;
 die "usage: $0 VARIANT DIR (DIR must not exist yet; remove it when done)\n" unless $variant && $dir && !-e $dir;
@@ -15,4 +15,5 @@ $dir = abs_path($dir);
 # The init is built into DIR itself, so nothing outlives DIR.
 my $init = init_binary($dir);
 make_root("$dir/boot", $init, $variant);
-print join(' ', boot_args("$dir/boot", $variant, "umlbed-manual-$$")), "\n";
+# The kernel and its arguments as the runner would boot them (umlbed boot --print).
+print join(' ', boot_cmdline(kernel_path($variant), "$dir/boot", $variant, "umlbed-manual-$$")), "\n";

@@ -22,7 +22,7 @@ for my $variant (variants()) {
 		}
 		my $dir = "$work/$variant";
 		make_root($dir, $init, $variant);
-		my $r = boot(argv => [ $kernel, boot_args($dir, $variant, "umlbed-smoke-$$-$variant") ],
+		my $r = boot(argv => [ boot_args($kernel, $dir, $variant, "umlbed-smoke-$$-$variant") ],
 			     tmpdir => "$dir/tmp", timeout => $ENV{UMLBED_SMOKE_TIMEOUT} // 60);
 		note(sprintf('%s: first TAP byte after %.3f s, power-off after %.3f s', $variant,
 			     $r->{first_tap} // -1, $r->{seconds}));

@@ -1,0 +1,94 @@
+/* boot.c: umlbed boot: the runner's own boot of one kernel, for the harnesses that talk to the agent or init themselves. */
+#include "boot.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "umlbed.h"
+
+static const char *boot_usage =
+    "usage: umlbed boot --root DIR --dir DIR [--kernel PATH] [--mem SIZE] [--cmdline STR]\n"
+    "                   [--umid ID] [--time-travel] [--print]\n"
+    "Boots one UML kernel as umlbed run boots it: hostfs=DIR (the jail) is its root, DIR/umlbed-agent its\n"
+    "init; this process's descriptors 0 and 1 are its console, 3 and 4 the agent's serial line. --dir is the\n"
+    "instance's own folder (uml_dir, UML's TMPDIR). --print prints the command line instead of running it.\n";
+
+int umb_boot_main(int argc, char **argv) {
+  static const struct option opts[] = {{"root", 1, 0, 'r'},  {"dir", 1, 0, 'd'},         {"kernel", 1, 0, 'k'},
+                                       {"mem", 1, 0, 'm'},   {"cmdline", 1, 0, 'c'},     {"umid", 1, 0, 'u'},
+                                       {"print", 0, 0, 'p'}, {"time-travel", 0, 0, 't'}, {"help", 0, 0, 'h'},
+                                       {0, 0, 0, 0}};
+  umb_vm_options o = {.kernel = getenv("UMLBED_KERNEL"), .mem = "64M", .umid = "umlbed-boot", .cpu = -1};
+  int print = 0;
+  char root[PATH_MAX], dir[PATH_MAX];
+  optind = 2;
+  for (int c; (c = getopt_long(argc, argv, "h", opts, NULL)) != -1;) {
+    switch (c) {
+      case 'r':
+        o.root = optarg;
+        break;
+      case 'd':
+        o.dir = optarg;
+        break;
+      case 'k':
+        o.kernel = optarg;
+        break;
+      case 'm':
+        o.mem = optarg;
+        break;
+      case 'c':
+        o.cmdline = optarg;
+        break;
+      case 'u':
+        o.umid = optarg;
+        break;
+      case 'p':
+        print = 1;
+        break;
+      case 't':
+        o.time_travel = 1;
+        break;
+      case 'h':
+        fputs(boot_usage, stdout);
+        return 0;
+      default:
+        fputs(boot_usage, stderr);
+        return 2;
+    }
+  }
+  if (optind != argc || o.root == NULL || o.dir == NULL || o.kernel == NULL) {
+    fputs(boot_usage, stderr);
+    return 2;
+  }
+  /* The jail and the instance's folder are absolute, as the runner's are. */
+  if (realpath(o.root, root) == NULL || realpath(o.dir, dir) == NULL) {
+    fprintf(stderr, "umlbed boot: %s: %s\n", realpath(o.root, root) ? o.dir : o.root, strerror(errno));
+    return 2;
+  }
+  o.root = root;
+  o.dir = dir;
+  if (umb_mem_check(o.mem)) {
+    fprintf(stderr, "umlbed boot: --mem wants a size from 32M to 64G (got '%s')\n", o.mem);
+    return 2;
+  }
+  umb_vm_command cmd;
+  int rc = umb_vm_command_make(&o, &cmd);
+  if (rc) {
+    fprintf(stderr, "umlbed boot: %s\n", strerror(-rc));
+    return 2;
+  }
+  if (print) {
+    for (char *const *a = cmd.argv; *a; a++) printf("%s\n", *a);
+    umb_vm_command_free(&cmd);
+    return 0;
+  }
+  execve(cmd.argv[0], cmd.argv, cmd.envp);
+  fprintf(stderr, "umlbed boot: %s: %s\n", cmd.argv[0], strerror(errno));
+  umb_vm_command_free(&cmd);
+  return 2;
+}
