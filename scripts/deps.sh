@@ -20,7 +20,6 @@ packages=("$@")
 	rsync                 # the kernel's headers_install for the kselftests (tests/kselftests/build.sh)
 	pkg-config liblua5.4-dev libuv1-dev libjansson-dev  # the runner's libraries (runner/Makefile)
 	lua5.4                # luac5.4 and lua5.4: the model tests and hostile.t's precompiled chunk
-	libcmocka-dev         # a C unit-test framework, for the runner's C tests
 	gdb                   # umlbed run --gdb, gdb.t, oracle.t and uml.t's debugger checks
 	valgrind              # the runner's unit tests and fake-UML runs under valgrind (make -C runner check-valgrind)
 	git                   # style.t and regress.t read the tree's history and files; series.t, report.pl

@@ -61,9 +61,12 @@ sub pct {
     return $s;
 }
 
+# Decodes a field as the agent's codec does (tests/data/codec-corpus): undef for one it would refuse, a byte outside
+# 0x21..0x7e or a % not followed by two hex digits.
 sub unpct {
     my ($s) = @_;
     return '' if $s eq '-';
+    return undef if $s =~ /[^\x21-\x7e]/ || $s =~ /%(?![0-9A-Fa-f]{2})/;
     $s =~ s/%([0-9A-Fa-f]{2})/chr hex $1/ge;
     return $s;
 }

@@ -12,4 +12,4 @@ if (system('make', '-s', '-C', "$repo/tests/agent", "BUILD=$build") != 0) {
     print "Bail out! cannot build the codec test\n";
     exit 1;
 }
-exec "$build/tests/agent/codec_test" or do { print "Bail out! cannot run codec_test: $!\n"; exit 1 };
+exec "$build/tests/agent/codec_test", "$repo/tests/data/codec-corpus" or do { print "Bail out! cannot run codec_test: $!\n"; exit 1 };

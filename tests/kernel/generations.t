@@ -10,13 +10,7 @@ BUILD=${UMLBED_BUILD:-${BUILD:-$top/build}}
 gen_sh=$top/uml-kernel/generation.sh
 . "$top/tests/lib/strict.sh"
 
-t=0
-check() {
-	local desc=$1
-	shift
-	t=$((t + 1))
-	if "$@"; then echo "ok $t - $desc"; else echo "not ok $t - $desc"; fi
-}
+. "$top/tests/lib/tap.sh"
 keys=(version source tarball selftests config series fixes broken suffix variants mm coverage mutants kselftests
 	kselftests-patches)
 
@@ -100,8 +94,7 @@ for g in "${gens[@]}"; do
 	for v in $("$gen_sh" get "$g" variants) $("$gen_sh" get "$g" mm); do
 		info=$BUILD/kernel/$v/variant.info
 		if [ ! -x "$BUILD/kernel/$v/obj/linux" ]; then
-			t=$((t + 1))
-			prereq_result "$t" "$v: not built ($BUILD/kernel/$v/obj/linux; uml-kernel/build.sh $v)"
+			prereq_skip "$v: not built ($BUILD/kernel/$v/obj/linux; uml-kernel/build.sh $v)"
 			continue
 		fi
 		want=$(printf 'generation %s\nbase %s' "$g" "$("$gen_sh" base "$v")")
@@ -109,4 +102,4 @@ for g in "${gens[@]}"; do
 			[ "$(cat "$info" 2>/dev/null)" = "$want" ]
 	done
 done
-echo "1..$t"
+echo "1..$n"

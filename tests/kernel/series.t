@@ -41,39 +41,38 @@ fixes_of() { (cd "${fixes_dir[$1]}" 2>/dev/null && ls -- *.patch 2>/dev/null); }
 
 plan=0
 for g in "${generations[@]}"; do
-	n=$(series_of "$g" | wc -l)
+	np=$(series_of "$g" | wc -l)
 	nf=$(fixes_of "$g" | wc -l)
-	plan=$((plan + 3 * n + 1 + nf))
+	plan=$((plan + 3 * np + 1 + nf))
 done
 echo "1..$plan"
-t=0
-ok() { t=$((t + 1)); echo "ok $t - $*"; }
-not_ok() { t=$((t + 1)); echo "not ok $t - $1"; shift; printf '#   %s\n' "$@"; }
-prereq_skip() { t=$((t + 1)); prereq_result "$t" "$*"; }
-diag() { sed 's/^/#   /' >&2; }
+. "$top/tests/lib/tap.sh"
+pass() { ok 0 "$*"; }
+# not_ok DESCRIPTION LINE...: a failed result and its diagnostic lines.
+not_ok() { ok 1 "$1"; shift; printf '%s\n' "$@" | diag; }
 # checkpatch_clean TREE FILE LABEL: that tree's checkpatch --strict finds no error, warning or check in FILE.
 checkpatch_clean() {
 	local out
 	out=$("$1/scripts/checkpatch.pl" --strict --no-tree "$2" 2>&1)
 	if echo "$out" | grep -q '^total: 0 errors, 0 warnings, 0 checks'; then
-		ok "$3"
+		pass "$3"
 	else
 		not_ok "$3" "$(echo "$out" | grep -E '^(ERROR|WARNING|CHECK|total)')"
 	fi
 }
 
 check_generation() {
-	local g=$1 pristine dir p out n i nf
+	local g=$1 pristine dir p out np i nf
 	local -a series fixes
 	pristine=$(tree_of "$g")
 	dir=${series_dir[$g]}
 	mapfile -t series < <(series_of "$g")
 	mapfile -t fixes < <(fixes_of "$g")
-	n=${#series[@]}
+	np=${#series[@]}
 	nf=${#fixes[@]}
 
 	if [ ! -f "$pristine/Makefile" ]; then
-		for ((i = 0; i < 3 * n + 1 + nf; i++)); do prereq_skip "$g: no pristine tree at $pristine (make kernel GEN=$g)"; done
+		for ((i = 0; i < 3 * np + 1 + nf; i++)); do prereq_skip "$g: no pristine tree at $pristine (make kernel GEN=$g)"; done
 		return
 	fi
 
@@ -86,7 +85,7 @@ check_generation() {
 	cp -al "$pristine" "$tmp/$g-patch-tree"
 	for p in "${series[@]}"; do
 		if out=$(patch -d "$tmp/$g-patch-tree" -p1 --no-backup-if-mismatch -i "$dir/$p" 2>&1); then
-			ok "$g: patch -p1 applies $p"
+			pass "$g: patch -p1 applies $p"
 		else
 			not_ok "$g: patch -p1 applies $p" "$out"
 		fi
@@ -98,7 +97,7 @@ check_generation() {
 		while read -r f; do [ -f "$f" ] && cp --parents "$f" "$tmp/$g-git-tree/"; done)
 	for p in "${series[@]}"; do
 		if out=$(cd "$tmp/$g-git-tree" && git apply "$dir/$p" 2>&1); then
-			ok "$g: git apply applies $p"
+			pass "$g: git apply applies $p"
 		else
 			not_ok "$g: git apply applies $p" "$out"
 		fi
@@ -132,7 +131,7 @@ check_generation() {
 		echo "# $g: built after $p"
 	done
 	if [ -z "$failed" ]; then
-		ok "$g: kernel builds after each of the $n patches"
+		pass "$g: kernel builds after each of the $np patches"
 	else
 		not_ok "$g: kernel builds after each patch" "$failed"
 	fi

@@ -7,16 +7,12 @@ UMLBED=$RDIR/umlbed
 UMLBED_TEST=$RDIR/umlbed-test
 SCEN=$SRC/tests/runner/scenarios
 . "$SRC/tests/lib/strict.sh"
+. "$SRC/tests/lib/tap.sh"
 # Every test gets its own TMPDIR so "no folder left behind" can be checked exactly.
 T=$(mktemp -d "${TMPDIR:-/tmp}/umlbed-t.XXXXXX")
 export TMPDIR=$T/tmp
 mkdir -p "$TMPDIR"
 trap 'rm -rf "$T"' EXIT
-n=0
-ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
-check() { desc=$1; shift; if "$@"; then ok 0 "$desc"; else ok 1 "$desc"; fi; }
-# Diagnostics go to stderr, as Test::More's do: prove shows them next to a failure without --verbose.
-diag() { sed 's/^/# /' "$@" >&2; }
 leftover_dirs() { ls "$TMPDIR" | grep -c '^umlbed-' || true; }
 # Runs the runner, keeping stdout, stderr, exit status and wall time in $T/out, $T/err, $rc, $secs.
 run() {
@@ -24,19 +20,6 @@ run() {
   "$UMLBED" "$@" >"$T/out" 2>"$T/err"
   rc=$?
   secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }')
-}
-not() { if "$@"; then return 1; else return 0; fi; }
-# prereq_skip REASON: the next test is a SKIP naming what is missing, or under strict mode a failure.
-prereq_skip() { n=$((n + 1)); prereq_result "$n" "$1"; }
-# prereq_skip_all REASON: ends the test file before its first test: a SKIP plan, or under strict mode a failure.
-prereq_skip_all() {
-  if strict; then
-    echo "1..1"
-    prereq_result 1 "$1"
-    exit 1
-  fi
-  echo "1..0 # SKIP $1"
-  exit 0
 }
 # running TEXT: some process's command line holds TEXT (one argument's worth, a fixed string). It reads /proc
 # itself, so no missing tool can make it see nothing; the glob is expanded before grep starts, so grep's own
