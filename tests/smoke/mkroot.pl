@@ -1,5 +1,5 @@
 #!/usr/bin/perl
-# Prepares a smoke-test root for a manual boot (e.g. under gdb): mkroot.pl VARIANT DIR prints the kernel and its arguments.
+# Prepares a smoke-test root for a manual boot (e.g. under gdb): mkroot.pl VARIANT DIR prints the kernel arguments.
 use strict;
 use warnings;
 
@@ -15,5 +15,6 @@ $dir = abs_path($dir);
 # The init is built into DIR itself, so nothing outlives DIR.
 my $init = init_binary($dir);
 make_root("$dir/boot", $init, $variant);
-# The kernel and its arguments as the runner would boot them (umlbed boot --print).
-print join(' ', boot_cmdline(kernel_path($variant), "$dir/boot", $variant, "umlbed-manual-$$")), "\n";
+# The kernel's arguments as the runner would boot it (umlbed boot --print, without the kernel's path).
+my @argv = boot_cmdline(kernel_path($variant), "$dir/boot", $variant, "umlbed-manual-$$");
+print join(' ', @argv[1 .. $#argv]), "\n";
