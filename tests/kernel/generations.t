@@ -11,7 +11,7 @@ gen_sh=$top/uml-kernel/generation.sh
 . "$top/tests/lib/strict.sh"
 
 . "$top/tests/lib/tap.sh"
-keys=(version source tarball selftests config series fixes broken suffix variants mm coverage mutants kselftests
+keys=(version source tarball selftests config series fixes broken points suffix variants mm coverage mutants kselftests
 	kselftests-patches)
 
 mapfile -t gens < <("$gen_sh" list)
@@ -56,6 +56,7 @@ for g in "${gens[@]}"; do
 	check "$g: the series folder has a series file ($(get series))" [ -f "$top/$(get series)/series" ]
 	check "$g: the fixes folder has the UML fixes ($(get fixes))" has_patches "$top/$(get fixes)"
 	check "$g: the broken folder has the mutants' bugs ($(get broken))" has_patches "$top/$(get broken)"
+	check "$g: the points folder has the schedule points patch ($(get points))" has_patches "$top/$(get points)"
 	check "$g: the kselftests table exists ($(get kselftests))" [ -f "$top/$(get kselftests)" ]
 	suffix=$(get suffix)
 	if [ "$g" = "$default" ]; then
@@ -77,6 +78,31 @@ for g in "${gens[@]}"; do
 		check "$g: broken-rounding$suffix is one of its mutants" has_word "broken-rounding$suffix" $(get mutants)
 	}
 done
+
+# points_after_series VARIANT GEN: the variant lists GEN's points patches, in name order, right after the last patch
+# of GEN's series, so that the points inside the series' code apply to it and a mutant's bug applies after them.
+points_after_series() {
+	local v=$1 g=$2 series points i last=-1
+	local -a lines want
+	series=$("$gen_sh" get "$g" series) && points=$("$gen_sh" get "$g" points) || return 1
+	mapfile -t lines < <(grep -v -e '^#' -e '^[[:space:]]*$' -e '^generation[[:space:]]' -e '^config[[:space:]]' \
+		"$top/uml-kernel/variants/$v")
+	mapfile -t want < <(cd "$top" && ls -- "$points"/*.patch)
+	for i in "${!lines[@]}"; do [[ ${lines[i]} == "$series"/* ]] && last=$i; done
+	[ "$last" -ge 0 ] || { echo "# $v: lists no patch of $series"; return 1; }
+	for i in "${!want[@]}"; do
+		[ "${lines[last + 1 + i]:-}" = "${want[i]}" ] ||
+			{ echo "# $v: line $((last + 2 + i)) of its patches is '${lines[last + 1 + i]:-}', not ${want[i]}"; return 1; }
+	done
+}
+bad=()
+for f in "$top"/uml-kernel/variants/*; do
+	v=${f##*/}
+	g=$("$gen_sh" of "$v" 2>/dev/null) || continue
+	points_after_series "$v" "$g" || bad+=("$v")
+done
+check "every variant lists its generation's points patch right after the series${bad:+ (not: ${bad[*]})}" \
+	[ ${#bad[@]} = 0 ]
 
 # Each variant file names a generation there is, and its base name is its name without that generation's suffix.
 bad=()

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Checks each kernel generation's patch series (its "series" folder, patches/GEN/): applies to its pristine tree with patch and git apply, is clean under that tree's checkpatch --strict, and bisects (builds after each patch); its UML fixes ("fixes", uml-kernel/fixes/GEN/) are checkpatch-clean too.
+# Checks each kernel generation's patch series (its "series" folder, patches/GEN/): applies to its pristine tree with patch and git apply, is clean under that tree's checkpatch --strict, and bisects (builds after each patch); its UML fixes ("fixes", uml-kernel/fixes/GEN/) and schedule points ("points", uml-kernel/points/GEN/) are checkpatch-clean too.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -11,12 +11,13 @@ BUILD=${BUILD:-$top/build}
 generation=$top/uml-kernel/generation.sh
 mapfile -t generations < <("$generation" list)
 [ ${#generations[@]} -gt 0 ] || { echo "1..1"; echo "not ok 1 - uml-kernel/generation.sh lists generations"; exit 1; }
-declare -A full version series_dir fixes_dir
+declare -A full version series_dir fixes_dir points_dir
 for g in "${generations[@]}"; do
 	full[$g]=full$("$generation" get "$g" suffix)
 	version[$g]=$("$generation" get "$g" version)
 	series_dir[$g]=$top/$("$generation" get "$g" series)
 	fixes_dir[$g]=$top/$("$generation" get "$g" fixes)
+	points_dir[$g]=$top/$("$generation" get "$g" points)
 done
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/umlbed-series.XXXXXX")
@@ -38,11 +39,12 @@ tree_of() {
 
 series_of() { grep -v -e '^#' -e '^[[:space:]]*$' "${series_dir[$1]}/series"; }
 fixes_of() { (cd "${fixes_dir[$1]}" 2>/dev/null && ls -- *.patch 2>/dev/null); }
+points_of() { (cd "${points_dir[$1]}" 2>/dev/null && ls -- *.patch 2>/dev/null); }
 
 plan=0
 for g in "${generations[@]}"; do
 	np=$(series_of "$g" | wc -l)
-	nf=$(fixes_of "$g" | wc -l)
+	nf=$(( $(fixes_of "$g" | wc -l) + $(points_of "$g" | wc -l) ))
 	plan=$((plan + 3 * np + 1 + nf))
 done
 echo "1..$plan"
@@ -63,13 +65,14 @@ checkpatch_clean() {
 
 check_generation() {
 	local g=$1 pristine dir p out np i nf
-	local -a series fixes
+	local -a series fixes points
 	pristine=$(tree_of "$g")
 	dir=${series_dir[$g]}
 	mapfile -t series < <(series_of "$g")
 	mapfile -t fixes < <(fixes_of "$g")
+	mapfile -t points < <(points_of "$g")
 	np=${#series[@]}
-	nf=${#fixes[@]}
+	nf=$((${#fixes[@]} + ${#points[@]}))
 
 	if [ ! -f "$pristine/Makefile" ]; then
 		for ((i = 0; i < 3 * np + 1 + nf; i++)); do prereq_skip "$g: no pristine tree at $pristine (make kernel GEN=$g)"; done
@@ -79,6 +82,10 @@ check_generation() {
 	# The UML fixes every variant carries: upstream style, each with the commit message that explains it.
 	for p in "${fixes[@]}"; do
 		checkpatch_clean "$pristine" "${fixes_dir[$g]}/$p" "$g: checkpatch --strict clean: uml-kernel fixes $p"
+	done
+	# The schedule points: outside the series too, held to the same style.
+	for p in "${points[@]}"; do
+		checkpatch_clean "$pristine" "${points_dir[$g]}/$p" "$g: checkpatch --strict clean: uml-kernel points $p"
 	done
 
 	# patch -p1, in order, on a hard-linked copy (patch writes new files, the pristine ones stay as they are).
