@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # compare.t: umlbed bench --compare refuses results it cannot compare (exit 2, naming the file and point) instead
 # of calling a change "same within noise"; a made-up result, so no kernel is needed.
 . "$(dirname "$0")/../runner/common.sh"

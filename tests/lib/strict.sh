@@ -1,4 +1,5 @@
 # strict.sh: strict mode for the shell tests, sourced by tests/runner/common.sh and by the tests that do without it.
+# shellcheck shell=bash
 # Under CI=true (as GitHub and GitLab set it; CI=1 too) or UMLBED_STRICT=1, a missing tool, kernel or input fails
 # its test instead of skipping it, so a clean room that lacks something cannot pass by skipping it.
 strict() { [ "${UMLBED_STRICT:-}" = 1 ] || [ "${CI:-}" = true ] || [ "${CI:-}" = 1 ]; }

@@ -1,4 +1,5 @@
 # tap.sh: the one TAP helper library of the shell tests (sourced): results, checks, diagnostics and skips.
+# shellcheck shell=bash
 # The count of results so far is $n; a test file prints its plan "1..$n" at the end (or first, if it knows it).
 # Source tests/lib/strict.sh first: the skips are failures under its strict mode.
 n=0

@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # api.t: the scenario API of issue 8 on a fake UML: t:require/t:assert_* end FAILED, t:eq(expected, seen) diffs, require "lib.x", m:faults' total, integer limits.
 . "$(dirname "$0")/common.sh"
 export UMLBED_FAKE=agent

@@ -1,4 +1,4 @@
-#!/bin/bash
+#!/usr/bin/env bash
 # ci.t: the CI templates of docs/ci/ pass yamllint, and each runs the pack's shards and merges them the way umlbed expects.
 . "$(dirname "$0")/common.sh"
 C=$SRC/docs/ci

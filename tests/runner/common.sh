@@ -1,4 +1,7 @@
 # common.sh: shared setup for the runner's TAP tests: paths, a private TMPDIR, and TAP helpers.
+# shellcheck shell=bash
+# The tests are bash scripts: a test started by another shell (sh FILE.t) runs again under bash.
+if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${UMLBED_BUILD:-$SRC/build}
 # UMLBED_RUNNER_DIR selects the build to test ($BUILD/runner or $BUILD/runner-san).
@@ -6,7 +9,9 @@ RDIR=${UMLBED_RUNNER_DIR:-$BUILD/runner}
 UMLBED=$RDIR/umlbed
 UMLBED_TEST=$RDIR/umlbed-test
 SCEN=$SRC/tests/runner/scenarios
+# shellcheck source=SCRIPTDIR/../lib/strict.sh
 . "$SRC/tests/lib/strict.sh"
+# shellcheck source=SCRIPTDIR/../lib/tap.sh
 . "$SRC/tests/lib/tap.sh"
 # Every test gets its own TMPDIR so "no folder left behind" can be checked exactly.
 T=$(mktemp -d "${TMPDIR:-/tmp}/umlbed-t.XXXXXX")

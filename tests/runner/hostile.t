@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # hostile.t: reliability and containment (issue 9): hostile scenarios, names, bytes and guests cannot crash, hang,
 # forge TAP or reach the host outside the run folder. The fake UML where no kernel is needed, the patched kernel
 # for the guest-side checks ([UML], skipped without it, and failed without it under strict mode).
@@ -105,18 +105,7 @@ clean
 # Beyond the spec: require's C searchers load shared objects like package.loadlib; the module's constructor
 # leaves a mark if it ever runs.
 mkdir -p "$T/cmod"
-cat >"$T/cmod/hostilemod.c" <<'EOF'
-#include <fcntl.h>
-#include <stdlib.h>
-#include <unistd.h>
-__attribute__((constructor)) static void mark(void)
-{
-	const char *p = getenv("HOSTILE_MARK");
-	if (p)
-		close(open(p, O_WRONLY | O_CREAT, 0644));
-}
-EOF
-if gcc -shared -fPIC -o "$T/cmod/hostilemod.so" "$T/cmod/hostilemod.c" 2>"$T/cc.err"; then
+if gcc -shared -fPIC -o "$T/cmod/hostilemod.so" "$SRC/tests/runner/hostile/hostilemod.c" 2>"$T/cc.err"; then
   export HOSTILE_CPATH="$T/cmod/?.so" HOSTILE_MARK="$T/cmod/loaded"
   grun run $F "$SCEN/hostile-require.lua"
   check "B: require cannot load a C module (beyond the spec)" [ ! -e "$HOSTILE_MARK" ]
@@ -495,80 +484,8 @@ check "[UML] ... and the excerpt shows the panic line, not only the flood" \
 grep -q '^#   .*Kernel panic - not syncing' "$T/out" || show
 clean
 
-# ---- G. [UML] Guest containment: a static helper run with vm:exec (moved into /shared by the scenario). ----
-cat >"$T/helper.c" <<'EOF'
-/* helper.c: the hostile guest program of hostile.t: hostfs mounts, chmod, symbolic links. */
-#define _GNU_SOURCE
-#include <dirent.h>
-#include <errno.h>
-#include <stdio.h>
-#include <string.h>
-#include <sys/mount.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-static int exists(const char *p)
-{
-	struct stat st;
-	return lstat(p, &st) == 0;
-}
-
-/* Mounts hostfs with DATA on /mnt and says what it sees there. */
-static void look(const char *tag, const char *data)
-{
-	if (mkdir("/mnt", 0755) && errno != EEXIST) {
-		printf("%s-mkdir: %s\n", tag, strerror(errno));
-		return;
-	}
-	if (mount("none", "/mnt", "hostfs", 0, data)) {
-		printf("%s-mount: %s\n", tag, strerror(errno));
-		return;
-	}
-	printf("%s-mount: ok\n", tag);
-	printf("%s-passwd: %s\n", tag, exists("/mnt/etc/passwd") ? "yes" : "no");
-	printf("%s-work: %s\n", tag, exists("/mnt/work") ? "yes" : "no");
-	printf("%s-agent: %s\n", tag, exists("/mnt/umlbed-agent") || exists("/mnt/root/umlbed-agent") ? "yes" : "no");
-	DIR *d = opendir("/mnt");
-	for (struct dirent *e; d && (e = readdir(d));)
-		printf("%s-entry: %s\n", tag, e->d_name);
-	if (d)
-		closedir(d);
-	umount("/mnt");
-}
-
-int main(int argc, char **argv)
-{
-	if (argc == 2 && !strcmp(argv[1], "mount")) {
-		look("root", "/");
-		return 0;
-	}
-	if (argc == 2 && !strcmp(argv[1], "dotdot")) {
-		look("dotdot", "/../../../../../../../../../../../../../../../..");
-		return 0;
-	}
-	if (argc == 3 && !strcmp(argv[1], "chmod")) {
-		printf("chmod: %s\n", chmod(argv[2], 0777) ? strerror(errno) : "ok");
-		return 0;
-	}
-	if (argc == 4 && !strcmp(argv[1], "symlink")) {
-		if (symlink(argv[2], argv[3])) {
-			printf("symlink: %s\n", strerror(errno));
-			return 1;
-		}
-		return 0;
-	}
-	if (argc == 3 && !strcmp(argv[1], "swapshared")) {
-		if (rename("/shared", "/shared.old") || symlink(argv[2], "/shared")) {
-			printf("swapshared: %s\n", strerror(errno));
-			return 1;
-		}
-		return 0;
-	}
-	fprintf(stderr, "usage: helper mount | dotdot | chmod PATH | symlink TARGET LINK | swapshared DIR\n");
-	return 2;
-}
-EOF
-if ! gcc -static -O2 -Wall -o "$T/helper.bin" "$T/helper.c" 2>"$T/cc.err"; then
+# ---- G. [UML] Guest containment: a static helper (hostile/helper.c) the scenario moves into /shared. ----
+if ! gcc -static -O2 -Wall -o "$T/helper.bin" "$SRC/tests/runner/hostile/helper.c" 2>"$T/cc.err"; then
   prereq_skip "[UML] containment: cannot build a static helper: $(head -n 1 "$T/cc.err")"
 else
   # The scenario moves the helper into its shared folder (a rename keeps the mode): a fresh copy per run.

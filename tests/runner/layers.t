@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # layers.t: the runner's four layers call one way only (cli, then the bindings, then the Lua host, then the core), read from the built archives.
 . "$(dirname "$0")/common.sh"
 # Top layer first.

@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # oracle.t: expectations come from the scenarios' own models, not from the kernel under test: make them disagree, see a failure.
 . "$(dirname "$0")/common.sh"
 need_uml

@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # protocol.t: the shared protocol end to end on UML: the largest legal pagemap reply reaches Lua whole, one more is an error.
 . "$(dirname "$0")/common.sh"
 need_uml

@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # regress.t: one test per bug of issue 8's list (part 5): each fails on 98da590 and passes once its fix is in.
 . "$(dirname "$0")/common.sh"
 export UMLBED_FAKE=agent

@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # style.t: every user-space C file (runner, bindings, protocol, guest, their tests) is in the one style of .clang-format.
 . "$(dirname "$0")/common.sh"
 cd "$SRC" || exit 1

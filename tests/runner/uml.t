@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # uml.t: integration tests on the patched UML kernel: scenarios, CRASHED/TIMEOUT/ERROR verdicts, SIGINT cleanup, --gdb.
 . "$(dirname "$0")/common.sh"
 need_uml

@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # unit.t: the C unit tests (codec, scanner on golden logs) and vm tests against a fake UML.
 . "$(dirname "$0")/common.sh"
 "$UMLBED_TEST" "$SRC/tests/data"

@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # model.t: host-side tests of the fuzzer's reference model, step generator and shrinker (scenarios/lib/model_test.lua, a scenario that boots nothing, run by the runner against its fake UML).
 top=$(cd "$(dirname "$0")/../.." && pwd)
 RDIR=${UMLBED_RUNNER_DIR:-${UMLBED_BUILD:-$top/build}/runner}
