@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# api.t: the scenario API of issue 8 on a fake UML: t:require/t:assert_* end FAILED, t:eq(expected, seen) diffs, require "lib.x", m:faults' total, integer limits.
+# api.t: the scenario API on a fake UML: t:require/t:assert_* end FAILED, t:eq(expected, seen) diffs, require "lib.x", m:faults' total, integer limits.
 . "$(dirname "$0")/common.sh"
 export UMLBED_FAKE=agent
 F="--fake-uml --kernel $UMLBED_TEST --agent $UMLBED_TEST"

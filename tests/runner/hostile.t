@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# hostile.t: reliability and containment (issue 9): hostile scenarios, names, bytes and guests cannot crash, hang,
+# hostile.t: reliability and containment: hostile scenarios, names, bytes and guests cannot crash, hang,
 # forge TAP or reach the host outside the run folder. The fake UML where no kernel is needed, the patched kernel
 # for the guest-side checks ([UML], skipped without it, and failed without it under strict mode).
 . "$(dirname "$0")/common.sh"

@@ -22,8 +22,8 @@ check "licensing: the expectation names the variant's definition" \
   grep -q 'variant gpl-only .* must export invalidate_mmap_range with EXPORT_SYMBOL_GPL (patches/[^ ]*0001-' "$T/out"
 rm -rf "$TMPDIR"/umlbed-*
 
-# The other way round, the issue's own case: a kernel that the tree calls full but whose export is still
-# EXPORT_SYMBOL_GPL (the gpl-only build: patch 0003 lost) must fail, because the definition of full wants the
+# The other way round, a port that lost the non-GPL export: a kernel that the tree calls full but whose export is
+# still EXPORT_SYMBOL_GPL (the gpl-only build: patch 0003 lost) must fail, because the definition of full wants the
 # proprietary module to load. Its modules come along, as they would next to a real build.
 GPLONLY=$BUILD/kernel/gpl-only
 if [ -x "$GPLONLY/obj/linux" ] && [ -f "$GPLONLY/modules/umlbed_proprietary.ko" ]; then

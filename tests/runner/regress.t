@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# regress.t: one test per bug of issue 8's list (part 5): each fails on 98da590 and passes once its fix is in.
+# regress.t: one test per fixed runner bug, each named by the behaviour it pins: each failed before its fix.
 . "$(dirname "$0")/common.sh"
 export UMLBED_FAKE=agent
 F="--fake-uml --kernel $UMLBED_TEST --agent $UMLBED_TEST"
-# A runner that crashes (bug 1) leaves no core file behind.
+# A runner that crashes (as on a failed calloc at the end of a run) leaves no core file behind.
 ulimit -c 0 2>/dev/null || true
 # Every runner started here is bounded by this guard; it only ends a runner that hangs.
 GUARD=$(scaled 60)
@@ -18,23 +18,23 @@ show() { diag "$T/out"; diag "$T/err"; }
 block() { re=$1 awk 'BEGIN { re = ENVIRON["re"] } /^(not )?ok [0-9]+ / { on = ($0 ~ re) } on' "$T/out"; }
 in_block() { block "$1" | grep -qE -- "$2"; }
 
-# ---- Bug 1: when calloc of the folder-removal work request fails, after_rm(NULL, 0) dereferenced NULL. ----
+# ---- A failed calloc of the folder-removal work request: after_rm(NULL, 0) dereferenced NULL. ----
 # An LD_PRELOAD shim fails exactly that allocation: calloc(1, sizeof(uv_work_t)) called from the runner's own code.
 if ldd "$UMLBED" 2>/dev/null | grep -q 'libasan\|libubsan'; then
-  skip "bug 1: the sanitizers own calloc, an LD_PRELOAD shim cannot fail it"
+  skip "failed calloc at the end of a run: the sanitizers own calloc, an LD_PRELOAD shim cannot fail it"
 elif ! ${CC:-cc} -std=c11 -Wall -Wextra -Werror -O2 -shared -fPIC $(pkg-config --cflags libuv 2>/dev/null) \
   -I"$SRC/protocol" -I"$SRC/runner/core" -I"$SRC/runner/host" -I"$SRC/runner/cli" \
   -o "$T/failalloc.so" "$SRC/tests/runner/regress/failalloc.c" 2>"$T/cc.err"; then
-  prereq_skip "bug 1: cannot build the calloc shim: $(head -n 1 "$T/cc.err")"
+  prereq_skip "failed calloc at the end of a run: cannot build the calloc shim: $(head -n 1 "$T/cc.err")"
 else
   PRELOAD=$T/failalloc.so
   grun run $F -j 1 "$SCEN/fake-ok.lua"
   PRELOAD=
   # One scenario, one work request: a second hit would be another calloc of the same size in the runner.
-  check "bug 1: the shim failed exactly one calloc of a uv_work_t in the runner" [ "$(grep -c '^failalloc: ' "$T/err")" = 1 ]
-  check "bug 1: failed calloc at the end of a run: no crash, exit status 0 (got $rc)" [ "$rc" = 0 ]
-  check "bug 1: failed calloc at the end of a run: the verdict is printed" grep -q '^ok 1 - fake ok$' "$T/out"
-  check "bug 1: failed calloc at the end of a run: no run folder left" [ "$(leftover_dirs)" = 0 ]
+  check "failed calloc at the end of a run: the shim failed exactly one calloc of a uv_work_t in the runner" [ "$(grep -c '^failalloc: ' "$T/err")" = 1 ]
+  check "failed calloc at the end of a run: no crash, exit status 0 (got $rc)" [ "$rc" = 0 ]
+  check "failed calloc at the end of a run: the verdict is printed" grep -q '^ok 1 - fake ok$' "$T/out"
+  check "failed calloc at the end of a run: no run folder left" [ "$(leftover_dirs)" = 0 ]
   [ "$rc" = 0 ] || show
   clean
 
@@ -80,70 +80,71 @@ else
   clean
 fi
 
-# ---- Bug 2: vm:invalidate{file = PATH} without length= silently invalidated zero bytes at offset 0. ----
+# ---- vm:invalidate{file = PATH} without length= silently invalidated zero bytes at offset 0. ----
 # The check is on the host before any request, so the fake guest suffices.
 grun run $F "$SCEN/regress-invalidate-length.lua"
-check "bug 2: vm:invalidate{file = PATH} without length= is an error naming length=" \
+check "vm:invalidate{file = PATH} without length= is an error naming length=" \
   grep -q '^ok 1 - regress invalidate path without length$' "$T/out"
 [ "$rc" = 0 ] || show
 clean
 
-# ---- Bug 3: strtok on the diagnostics made a note before t:skip the SKIP reason, and cut the reports' text. ----
+# ---- strtok on the diagnostics made a note before t:skip the SKIP reason, and cut the reports' text. ----
 grun run $F --json "$T/r.json" --junit "$T/r.xml" "$SCEN/regress-skip-note.lua"
-check "bug 3: a note before t:skip: the SKIP reason is the t:skip text" \
+check "a note before t:skip: the SKIP reason is the t:skip text" \
   grep -qx 'ok 1 - regress skip after a note # SKIP regress skip reason' "$T/out"
 grep -q '^ok 1 .* # SKIP regress skip reason$' "$T/out" || show
-check "bug 3: a note before t:skip: the JSON report carries the whole note and the reason" perl -MJSON::PP -e '
+check "a note before t:skip: the JSON report carries the whole note and the reason" perl -MJSON::PP -e '
   local $/; open my $f, "<", $ARGV[0] or die; my $d = JSON::PP->new->decode(<$f>)->{results}[0]{diag} // "";
   exit !($d =~ /regress first note line\nregress second note line/ && $d =~ /regress skip reason/)' "$T/r.json"
-check "bug 3: a note before t:skip: the JUnit report carries the whole note" perl -e '
+check "a note before t:skip: the JUnit report carries the whole note" perl -e '
   local $/; open my $f, "<", $ARGV[0] or die; my $x = <$f>;
   my ($tc) = $x =~ m{(<testcase [^>]*name="regress skip after a note"[^>]*(?:/>|>.*?</testcase>))}s;
   exit !(defined $tc && $tc =~ /regress first note line/ && $tc =~ /regress second note line/)' "$T/r.xml"
 clean
 
-# ---- Bug 4: notes printed only for runs that were not ok. ----
+# ---- Notes were printed only for runs that were not ok. ----
 grun run $F "$SCEN/regress-pass-note.lua"
-check "bug 4: a passing run is ok" grep -q '^ok 1 - regress note of a passing run$' "$T/out"
-check "bug 4: a passing run's note is printed after its ok line, each line a diagnostic" \
+check "a passing run is ok" grep -q '^ok 1 - regress note of a passing run$' "$T/out"
+check "a passing run's note is printed after its ok line, each line a diagnostic" \
   eval 'in_block "^ok 1 - regress note of a passing run$" "^#.*regress passing note one$" &&
     in_block "^ok 1 - regress note of a passing run$" "^#.*regress passing note two$"'
 in_block '^ok 1 ' 'regress passing note two' || show
 clean
 
-# ---- Bug 5: an error reply of ID 0 (the agent could not tell the request) was dropped: TIMEOUT, not ERROR. ----
+# ---- An error reply of ID 0 (the agent could not tell the request) was dropped: TIMEOUT, not ERROR. ----
 # The run's own timer is far longer than a fake boot and one request: an ERROR cannot be a late TIMEOUT.
 TO=$(scaled 10)
 cp "$SRC/tests/runner/regress/fake-id0.sh" "$T/fake-id0.sh"
 chmod +x "$T/fake-id0.sh"
 grun run --fake-uml --kernel "$T/fake-id0.sh" --agent "$UMLBED_TEST" --timeout "$TO" "$SCEN/regress-id0-error.lua"
-check "bug 5: ID-0 error reply is ERROR, not TIMEOUT" grep -q '^not ok 1 - regress ID-0 error reply # ERROR$' "$T/out"
-check "bug 5: ID-0 error reply: the diagnostics carry the agent's error (EINVAL)" \
+check "ID-0 error reply is ERROR, not TIMEOUT" grep -q '^not ok 1 - regress ID-0 error reply # ERROR$' "$T/out"
+check "ID-0 error reply: the diagnostics carry the agent's error (EINVAL)" \
   in_block '^not ok 1 - regress ID-0 error reply ' 'EINVAL'
-check "bug 5: ID-0 error reply: the verdict came before the ${TO}s timer (${secs}s)" \
+check "ID-0 error reply: the verdict came before the ${TO}s timer (${secs}s)" \
   awk -v x="$secs" -v to="$TO" 'BEGIN { exit !(x < to) }'
 grep -q '# ERROR$' "$T/out" || show
 clean
 
-# ---- Bug 6: dead code. The sources checked are those the runner under test was built from (its debug info). ----
+# ---- Dead code: functions and fields nothing used. The sources checked are those the runner under test was built
+# from (its debug info). ----
 built=$(readelf --debug-dump=info "$UMLBED" 2>/dev/null | grep -m 1 -o '/[^ ]*/lua-bindings/t\.c$')
 srcdir=${built%/lua-bindings/t.c}
 # Without debug info, the sources are this tree's; a tree that is gone cannot stand in for another.
 [ -n "$built" ] || srcdir=$SRC
 if ! git -C "$srcdir" rev-parse --git-dir >/dev/null 2>&1; then
-  prereq_skip "bug 6: $srcdir, where the runner was built from, is not a git working tree"
+  prereq_skip "dead code: $srcdir, where the runner was built from, is not a git working tree"
 else
   for name in pending_verb nchecks umb_vm_is_ready umb_vm_is_dead umb_vm_dir; do
     # Tracked and new files alike, wherever the layering puts them under runner/ and lua-bindings/.
     hits=$(git -C "$srcdir" grep --untracked -lw -e "$name" -- runner lua-bindings | tr '\n' ' ')
-    check "bug 6: dead code: $name appears nowhere in $srcdir/{runner,lua-bindings} (${hits:-none})" [ -z "$hits" ]
+    check "dead code: $name appears nowhere in $srcdir/{runner,lua-bindings} (${hits:-none})" [ -z "$hits" ]
   done
 fi
 
-# ---- Bug 7: the usage said 130 for any interruption, but SIGTERM gives 143. ----
+# ---- The usage said 130 for any interruption, but SIGTERM gives 143. ----
 grun --help
-check "bug 7: the usage names exit status 143 for SIGTERM" grep -Eq '143[ :=(]*SIGTERM|SIGTERM[ :=(]*143' "$T/out"
-check "bug 7: the usage names exit status 130 for SIGINT" grep -Eq '130[ :=(]*SIGINT|SIGINT[ :=(]*130' "$T/out"
+check "the usage names exit status 143 for SIGTERM" grep -Eq '143[ :=(]*SIGTERM|SIGTERM[ :=(]*143' "$T/out"
+check "the usage names exit status 130 for SIGINT" grep -Eq '130[ :=(]*SIGINT|SIGINT[ :=(]*130' "$T/out"
 # SIGTERM once the fake guest is up (the scenario writes to the FIFO: the event, not a delay).
 fifo=$T/ready.fifo
 mkfifo "$fifo"
@@ -157,10 +158,10 @@ pid=$!
 watcher=$!
 if timeout "$GUARD" head -n 1 <&5 >"$T/ready" && ! grep -q 'the runner ended' "$T/ready"; then
   # The probe of the last check sees this guest: its command line names its run folder (uml_dir=).
-  check "bug 7: the fake guest was running before the SIGTERM" saw "uml_dir=$TMPDIR/"
+  check "SIGTERM: the fake guest was running before it" saw "uml_dir=$TMPDIR/"
   kill -TERM $pid 2>/dev/null
 else
-  ok 1 "bug 7: the fake guest was running before the SIGTERM"
+  ok 1 "SIGTERM: the fake guest was running before it"
   echo "# no SIGTERM: $(cat "$T/ready" 2>/dev/null || echo "not ready within the ${GUARD}s guard")" >>"$T/err"
   kill -KILL $pid 2>/dev/null
 fi
@@ -168,7 +169,7 @@ fi
 rc=$?
 wait $watcher
 exec 5>&-
-check "bug 7: SIGTERM gives the exit status the usage names, 143 (got $rc)" [ "$rc" = 143 ]
+check "SIGTERM gives the exit status the usage names, 143 (got $rc)" [ "$rc" = 143 ]
 [ "$rc" = 143 ] || show
 clean
 

@@ -738,7 +738,7 @@ static double host_good(int level, int run) {
   (void)level;
   return 150 * (run % 3 == 0 ? 1.05 : 0.97);
 }
-/* Concurrent mm work costs 3.4 times as much (the host): -j 2 is slower than -j 1. */
+/* Concurrent mm work costs 3.4 times as much: -j 2 is slower than -j 1. */
 static double host_bad(int level, int run) {
   (void)run;
   return level == 1 ? 150 : 150 * 1.7 * level;

@@ -2,7 +2,7 @@
 # uml.t: integration tests on the patched UML kernel: scenarios, CRASHED/TIMEOUT/ERROR verdicts, SIGINT cleanup, --gdb.
 . "$(dirname "$0")/common.sh"
 need_uml
-# The three example scenarios of issue 3 (scenarios/ may hold more; `make check` runs them all).
+# Three example scenarios, one per kind of check (refault, private COW, trigger errors); `make check` runs them all.
 EXAMPLES="$SRC/scenarios/shared-refault.lua $SRC/scenarios/private-cow.lua $SRC/scenarios/trigger-einval.lua"
 
 run run $K -j 2 --json "$T/j2.json" $EXAMPLES

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# fake-id0.sh: a fake UML for regress.t (issue 8, bug 5): it boots, then answers every request with "0 error err
+# fake-id0.sh: a fake UML for regress.t's ID-0 error reply test: it boots, then answers every request with "0 error err
 # EINVAL -", the error reply an agent sends when it cannot tell which request a line was.
 if [ "$1" = --version ]; then
   echo 6.1.0-fake

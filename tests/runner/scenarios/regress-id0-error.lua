@@ -1,5 +1,5 @@
 -- regress-id0-error.lua: the guest answers a request with an error reply of ID 0 (regress/fake-id0.sh): ERROR, not
--- TIMEOUT (issue 8, bug 5).
+-- TIMEOUT (a reply of ID 0 was once dropped and the run waited for its timer).
 return {
   name = "regress ID-0 error reply",
   run = function(t)

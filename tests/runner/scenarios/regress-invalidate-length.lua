@@ -1,4 +1,4 @@
--- regress-invalidate-length.lua: vm:invalidate{file = PATH} without length= is an error naming length= (issue 8, bug 2).
+-- regress-invalidate-length.lua: vm:invalidate{file = PATH} without length= is an error naming length= (it once invalidated zero bytes).
 return {
   name = "regress invalidate path without length",
   run = function(t)

@@ -1,4 +1,4 @@
--- regress-pass-note.lua: a passing run's t:note text is printed in the TAP output (issue 8, bug 4).
+-- regress-pass-note.lua: a passing run's t:note text is printed in the TAP output (notes were once printed only for failures).
 return {
   name = "regress note of a passing run",
   run = function(t)

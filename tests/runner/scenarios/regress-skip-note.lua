@@ -1,4 +1,4 @@
--- regress-skip-note.lua: a t:note before t:skip is not the SKIP reason and stays whole in the reports (issue 8, bug 3).
+-- regress-skip-note.lua: a t:note before t:skip is not the SKIP reason and stays whole in the reports (strtok once cut them).
 return {
   name = "regress skip after a note",
   run = function(t)
