@@ -10,6 +10,7 @@ result() {
 }
 result 100 90 110 5 "$T/old.json"
 result 100000 99000 101000 500 "$T/slow.json"
+# umlbed bench --compare reports only as text (no JSON): its lines and messages are what is tested.
 "$UMLBED" bench --compare "$T/old.json" "$T/slow.json" >"$T/out" 2>"$T/err"
 check "a thousandfold slower point: exit 0" [ $? = 0 ]
 check "... flagged SLOWER" grep -q ' SLOWER ' "$T/out"
@@ -18,13 +19,12 @@ check "a point against itself: the same within noise" grep -q '^0 of 1 point(s) 
 
 # OLD or NEW with a median of zero, a negative, a string or no median: refused, not "same within noise".
 for bad in "old 0 0 0 0" "new 1e9 1e9 1e9 0" "new -5 -6 -4 1" "new \"fast\" 1 1 1" "new null 1 1 1" "new 1 1 1 \"x\""; do
-  set -- $bad
-  side=$1
-  shift
+  # The words as they are: "fast" with its quotes is the median's JSON text.
+  read -r side median min max mad <<<"$bad"
   result 100 90 110 5 "$T/old.json"
   result 100 90 110 5 "$T/new.json"
-  result "$@" "$T/$side.json"
-  [ "$side" = new ] && [ "$1" = 1e9 ] && result 0 0 0 0 "$T/old.json"
+  result "$median" "$min" "$max" "$mad" "$T/$side.json"
+  [ "$side" = new ] && [ "$median" = 1e9 ] && result 0 0 0 0 "$T/old.json"
   "$UMLBED" bench --compare "$T/old.json" "$T/new.json" >"$T/out" 2>"$T/err"
   brc=$?
   check "$bad: exit 2 (got $brc)" [ "$brc" = 2 ]

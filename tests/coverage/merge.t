@@ -11,6 +11,7 @@ if [ ! -x "$KERNEL" ] || [ ! -f "$BUILD/guest/umlbed-agent" ] || [ ! -x "$UMLBED
   prereq_skip_all "no coverage kernel ($KERNEL; uml-kernel/build.sh $COV), agent or runner ($UMLBED)"
 fi
 command -v gcov >/dev/null || prereq_skip_all "no gcov (Debian package gcc)"
+need_jq
 echo "1..19"
 S=$SRC/scenarios
 # Scenarios whose trigger calls do not depend on timing: the same lines run however the runs are scheduled.
@@ -25,16 +26,17 @@ for j in 1 2; do
   run run -j "$j" --variant "$COV" --coverage="$T/cov$j" "$@"
   check "-j $j: the runs pass on the coverage kernel (exit 0)" [ "$rc" = 0 ]
   [ "$rc" = 0 ] || { diag "$T/out"; diag "$T/err"; }
-  runs=$(grep -c '^ok ' "$T/out")
-  check "-j $j: one coverage folder per run ($runs runs)" [ "$(ls "$T/cov$j" | wc -l)" = "$runs" ]
-  check "-j $j: no run lost its data" not grep -q 'wrote no gcov data' "$T/out"
+  runs=$(count ok)
+  check "-j $j: one coverage folder per run ($runs runs)" [ "$(find "$T/cov$j" -mindepth 1 -maxdepth 1 | wc -l)" = "$runs" ]
+  check "-j $j: no run lost its data: every instance wrote some" \
+    jtrue '[.results[].coverage | .lost == 0 and .written >= 1] | all'
   report "$T/cov$j" "$T/rep$j" >"$T/sum$j" 2>&1
   check "-j $j: report.pl sums the runs (exit 0)" [ $? = 0 ]
   [ -s "$T/rep$j/series.totals" ] || diag "$T/sum$j"
 done
 # Every miss of the subset, with a reason: the input of the gate's passing case below.
 sed -n 's/^  \([^:]*\):[0-9]* (\([^)]*\)) .*never [a-z]*: \(.*\)$/\1\t\2\t\3\treason/p' "$T/sum1" >"$T/all-reasons"
-first=$(ls "$T/cov1" | head -n 1)
+first=$(find "$T/cov1" -mindepth 1 -maxdepth 1 -printf '%f\n' | sort | head -n 1)
 check "a run's folder holds its label and vm0/mm/memory.gcda" \
   test -s "$T/cov1/$first/label" -a -s "$T/cov1/$first/vm0/mm/memory.gcda"
 check "the series has lines and branches the runs reach" \
@@ -63,8 +65,9 @@ grep -q 'gate: passed' "$T/gate3" || diag "$T/gate3"
 # exit(); both write their data. (An instance that does not power off within the limit is killed: "wrote no gcov
 # data".)
 run run --variant "$COV" --coverage="$T/cov3" --timeout 5 "$SCEN/uml-hang.lua"
-check "a hung run times out" grep -q '# TIMEOUT' "$T/out"
-check "... powers off all the same and says its data was written" grep -q 'coverage: vm0 wrote its gcov data all the same' "$T/out"
+check "a hung run times out" verdict_is "hung guest is TIMEOUT" TIMEOUT
+check "... powers off all the same: its one instance wrote its data" \
+  jtrue '.results[0].coverage | .written == 1 and .lost == 0'
 run run --variant "$COV" --coverage="$T/cov4" "$SCEN/uml-panic.lua"
-check "a panic is CRASHED" grep -q '# CRASHED' "$T/out"
-check "... and says its data was written" grep -q 'coverage: vm0 wrote its gcov data all the same' "$T/out"
+check "a panic is CRASHED" verdict_is "guest panic is CRASHED" CRASHED
+check "... and its one instance wrote its data" jtrue '.results[0].coverage | .written == 1 and .lost == 0'

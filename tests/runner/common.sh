@@ -1,5 +1,7 @@
 # common.sh: shared setup for the runner's TAP tests: paths, a private TMPDIR, and TAP helpers.
 # shellcheck shell=bash
+# Its variables (UMLBED_TEST, SCEN, K, secs, ...) are for the tests that source it.
+# shellcheck disable=SC2034
 # The tests are bash scripts: a test started by another shell (sh FILE.t) runs again under bash.
 if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
@@ -18,11 +20,88 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/umlbed-t.XXXXXX")
 export TMPDIR=$T/tmp
 mkdir -p "$TMPDIR"
 trap 'rm -rf "$T"' EXIT
-leftover_dirs() { ls "$TMPDIR" | grep -c '^umlbed-' || true; }
-# Runs the runner, keeping stdout, stderr, exit status and wall time in $T/out, $T/err, $rc, $secs.
+# tap_is N: the last run's TAP, read by TAP::Parser as prove reads it, has the plan 1..N and N results, numbered 1
+# to N, and nothing it cannot parse: its structure, not its wording.
+tap_is() {
+  perl -MTAP::Parser -e 'local $/; open my $h, "<", $ARGV[0] or exit 2; my $p = TAP::Parser->new({ tap => <$h> });
+    my @n; while (my $r = $p->next) { push @n, $r->number if $r->is_test } my %u = map { $_ => 1 } @n;
+    exit !(!$p->parse_errors && ($p->tests_planned // -1) == $ARGV[1] && @n == $ARGV[1] && keys %u == @n
+      && !grep { $_ < 1 || $_ > $ARGV[1] } @n)' "$T/out" "$1"
+}
+# listed: the run names of the last `run list` (umlbed list prints FILE<TAB>NAME per run, a format for programs).
+listed() { cut -f2 "$T/out"; }
+# listed_has NAME: the last `run list` lists a run named NAME.
+listed_has() { listed | grep -qxF -- "$1"; }
+leftover_dirs() {
+  local d c=0
+  for d in "$TMPDIR"/umlbed-*; do [ -e "$d" ] && c=$((c + 1)); done
+  echo "$c"
+}
+# ---- The JSON report: checks about verdicts, counts and fields read it, not the TAP's wording. ----
+# J is the report of the last `umlbed run` or `umlbed fuzz` started by run or grun: its --json FILE, or $T/r.json,
+# which run and grun add when the command line has none. It is removed before each run, so a runner that writes no
+# report is never judged by the last one.
+J=$T/r.json
+# with_json ARGS...: RUN_ARGS is ARGS with --json "$T/r.json" added after a run or fuzz subcommand without one; J is
+# the report's path.
+with_json() {
+  local i
+  J=$T/r.json
+  RUN_ARGS=("$@")
+  case ${1:-} in run | fuzz) ;; *) return 0 ;; esac
+  for ((i = 1; i < $#; i++)); do
+    case ${RUN_ARGS[i]} in
+      --json) J=${RUN_ARGS[i + 1]} && rm -f "$J" && return 0 ;;
+      --json=*) J=${RUN_ARGS[i]#--json=} && rm -f "$J" && return 0 ;;
+    esac
+  done
+  rm -f "$J"
+  RUN_ARGS=("$1" --json "$J" "${@:2}")
+}
+# need_jq: ends the test file with a SKIP plan (a failure under strict mode) when jq, which reads the report, is
+# missing.
+need_jq() { command -v jq >/dev/null || prereq_skip_all "no jq to read the JSON report (Debian package jq)"; }
+# json [JQ-OPTION...] FILTER: what FILTER gives on the report, as text (e.g. json '.results | length').
+json() { jq -r "$@" "$J"; }
+# jtrue [JQ-OPTION...] FILTER: FILTER gives exactly true on the report (e.g. jtrue '.summary.FAILED == 1').
+jtrue() { [ "$(jq "$@" "$J" 2>/dev/null)" = true ]; }
+# verdict NAME: the verdict of the one run named NAME ("none" if no run has that name, "N runs" if several do).
+verdict() {
+  jq -r --arg n "$1" '[.results[] | select(.name == $n) | .verdict]
+    | if length == 1 then .[0] elif length == 0 then "none" else "\(length) runs" end' "$J" 2>/dev/null ||
+    echo "no report"
+}
+# verdict_is NAME VERDICT[|VERDICT...]: the one run named NAME has VERDICT (or one of them); if not, a diagnostic
+# says what it has.
+verdict_is() {
+  local v
+  v=$(verdict "$1")
+  case "|$2|" in *"|$v|"*) return 0 ;; esac
+  echo "# '$1': verdict $v, not $2" >&2
+  return 1
+}
+# count [VERDICT [NAME-REGEX]]: how many runs the report lists (with VERDICT, whose name matches NAME-REGEX).
+count() {
+  jq -r --arg v "${1:-}" --arg re "${2:-}" \
+    '[.results[] | select(($v == "" or .verdict == $v) and (.name | test($re)))] | length' "$J" 2>/dev/null ||
+    echo "no report"
+}
+# field NAME KEY: field KEY (diag, print, kept, file...) of the one run named NAME, as text; nothing for null.
+field() {
+  jq -r --arg n "$1" --arg k "$2" \
+    '[.results[] | select(.name == $n)] | if length == 1 then .[0][$k] // empty else empty end' "$J" 2>/dev/null
+}
+# diag_has NAME TEXT: the diagnostics of the run named NAME, as the JSON report keeps them, hold TEXT (a fixed
+# string). Only for checks where the message itself is what is tested (an error naming its file:line, a diff).
+diag_has() { field "$1" diag | grep -qF -- "$2"; }
+# diag_re NAME ERE: the same with an extended regular expression, matched line by line.
+diag_re() { field "$1" diag | grep -qE -- "$2"; }
+# run ARGS...: runs the runner (with a JSON report, see with_json), keeping stdout, stderr, exit status and wall time
+# in $T/out, $T/err, $rc, $secs.
 run() {
+  with_json "$@"
   start=$(date +%s.%N)
-  "$UMLBED" "$@" >"$T/out" 2>"$T/err"
+  "$UMLBED" "${RUN_ARGS[@]}" >"$T/out" 2>"$T/err"
   rc=$?
   secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }')
 }
@@ -122,12 +201,13 @@ sigint_cleanup() { signal_cleanup INT "$@"; }
 # and its reaper waited for, so that a hang is a failed check, never a hung test. PRELOAD=lib runs it under
 # LD_PRELOAD.
 grun() {
+  with_json "$@"
   guard=${GUARD:-$(scaled 60)}
   start=$(date +%s.%N)
-  if [ -n "$PRELOAD" ]; then
-    LD_PRELOAD=$PRELOAD "$UMLBED" "$@" >"$T/out" 2>"$T/err" &
+  if [ -n "${PRELOAD:-}" ]; then
+    LD_PRELOAD=$PRELOAD "$UMLBED" "${RUN_ARGS[@]}" >"$T/out" 2>"$T/err" &
   else
-    "$UMLBED" "$@" >"$T/out" 2>"$T/err" &
+    "$UMLBED" "${RUN_ARGS[@]}" >"$T/out" 2>"$T/err" &
   fi
   pid=$!
   hung=0
@@ -143,7 +223,7 @@ grun() {
   if [ -n "$reaper" ]; then timeout "$(scaled 30)" tail -s 0.1 --pid="$reaper" -f /dev/null; fi
   if [ "$hung" = 1 ]; then echo "# the runner was still there after the ${guard}s guard: killed" >>"$T/err"; fi
 }
-# need_uml: sets KERNEL, AGENT and K (the runner's options for them), or ends the test file with a SKIP plan (a
+# need_uml: sets KERNEL, AGENT and K (an array: the runner's options for them), or ends the test file with a SKIP plan (a
 # failure under strict mode) when the patched kernel or the agent is not built.
 need_uml() {
   KERNEL=${UMLBED_KERNEL:-$BUILD/kernel/full/obj/linux}
@@ -151,5 +231,5 @@ need_uml() {
   if [ ! -x "$KERNEL" ] || [ ! -f "$AGENT" ]; then
     prereq_skip_all "no patched kernel ($KERNEL) or agent ($AGENT)"
   fi
-  K="--kernel $KERNEL --agent $AGENT"
+  K=(--kernel "$KERNEL" --agent "$AGENT")
 }

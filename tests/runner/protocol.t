@@ -2,13 +2,14 @@
 # protocol.t: the shared protocol end to end on UML: the largest legal pagemap reply reaches Lua whole, one more is an error.
 . "$(dirname "$0")/common.sh"
 need_uml
+need_jq
 
 # A runner that hangs is bounded by a generous timeout of its own: the verdict is what counts, not the time.
-run run $K --timeout "$(scaled 120)" "$SCEN/proto-pagemap-max.lua"
+run run "${K[@]}" --timeout "$(scaled 120)" "$SCEN/proto-pagemap-max.lua"
 check "the largest pagemap reply (UMB_PAGEMAP_MAX entries) reaches Lua with every entry: ok" \
-  grep -q '^ok 1 - the largest pagemap reply, every entry$' "$T/out"
+  verdict_is "the largest pagemap reply, every entry" ok
 check "exit status 0" [ "$rc" = 0 ]
-check "no protocol error" not grep -q 'protocol error' "$T/out"
+check "no protocol error" jtrue '[.results[].diag // "" | contains("protocol error")] | any | not'
 [ "$rc" = 0 ] || { diag "$T/out"; diag "$T/err"; }
 check "no run folder left" [ "$(leftover_dirs)" = 0 ]
 echo "1..$n"

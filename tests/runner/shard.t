@@ -9,13 +9,13 @@ keys() { awk -F'\t' '{ n = split($1, p, "/"); print p[n] "\t" $2 }' "$@" | sort;
 "$UMLBED" list "$SRC/scenarios" >"$T/all" 2>"$T/err"
 check "umlbed list: the full suite ($(wc -l <"$T/all") runs)" [ "$(wc -l <"$T/all")" -gt 50 ]
 for how in count durations; do
-  extra=
-  [ $how = durations ] && extra="--durations $D"
+  extra=()
+  [ $how = durations ] && extra=(--durations "$D")
   for N in 1 2 3 7; do
     : >"$T/union"
     sizes=
     for K in $(seq 1 "$N"); do
-      "$UMLBED" list --shard "$K/$N" $extra "$SRC/scenarios" >"$T/s$K" 2>"$T/err"
+      "$UMLBED" list --shard "$K/$N" "${extra[@]}" "$SRC/scenarios" >"$T/s$K" 2>"$T/err"
       cat "$T/s$K" >>"$T/union"
       sizes="$sizes $(wc -l <"$T/s$K")"
     done
@@ -50,10 +50,13 @@ SLURM_ARRAY_TASK_ID=5 SLURM_ARRAY_TASK_MIN=4 SLURM_ARRAY_TASK_COUNT=3 "$UMLBED" 
 check "Slurm task 5 of 4..6 is shard 2/3" cmp -s "$T/want" "$T/got"
 JOB_COMPLETION_INDEX=1 "$UMLBED" list "$SRC/scenarios" >/dev/null 2>"$T/err"
 check "JOB_COMPLETION_INDEX without UMLBED_SHARD_TOTAL: exit 2" [ $? = 2 ]
+# Refusals have no report: the message, naming the variable, the run or the shard, is what the user gets, so its
+# text is what is tested here and below.
 check "... naming the variable to set" grep -q 'UMLBED_SHARD_TOTAL' "$T/err"
 # Malformed or partial engine variables are refused, naming the variable, never read as "no shard" (the whole list).
 while read -r want vars; do
-  env $vars "$UMLBED" list "$SRC/scenarios" >/dev/null 2>"$T/err"
+  read -ra assignments <<<"$vars"
+  env "${assignments[@]}" "$UMLBED" list "$SRC/scenarios" >/dev/null 2>"$T/err"
   src=$?
   check "$vars: exit 2 (got $src)" [ "$src" = 2 ]
   check "... naming $want" grep -q "^umlbed: .*$want" "$T/err"
@@ -75,15 +78,17 @@ done
 
 # ---- Shards run, their reports merge into the unsharded one; a missing or doubled run is refused. ----
 export UMLBED_FAKE=agent
-F="--fake-uml --kernel $UMLBED_TEST --agent $UMLBED_TEST"
-S="$SCEN/fake-ok.lua $SCEN/fake-matrix.lua $SCEN/fake-fail.lua"
-run run $F --json "$T/whole.json" $S
+need_jq
+F=(--fake-uml --kernel "$UMLBED_TEST" --agent "$UMLBED_TEST")
+S=("$SCEN/fake-ok.lua" "$SCEN/fake-matrix.lua" "$SCEN/fake-fail.lua")
+run run "${F[@]}" --json "$T/whole.json" "${S[@]}"
 whole=$rc
 for K in 1 2 3; do
-  run run $F --shard "$K/3" --json "$T/sh$K.json" $S
-  cp "$T/out" "$T/tap$K"
+  run run "${F[@]}" --shard "$K/3" --json "$T/sh$K.json" "${S[@]}"
 done
-check "a shard's TAP names its shard" grep -q '^# shard 1/3 (--shard; dealt by count): 2 of 6 runs$' "$T/tap1"
+J=$T/sh1.json
+check "a shard's report names its shard, how it was dealt, and the whole list" \
+  jtrue '.shard == {k: 1, n: 3, source: "--shard", balance: "count"} and (.results | length) == 2 and (.all_runs | length) == 6'
 "$UMLBED" merge --json "$T/merged.json" --junit "$T/merged.xml" "$T/sh3.json" "$T/sh1.json" "$T/sh2.json" >"$T/m.out" 2>"$T/err"
 mrc=$?
 check "merge of the three shards: the unsharded run's exit status ($whole)" [ "$mrc" = "$whole" ]
@@ -94,15 +99,17 @@ names "$T/whole.json" >"$T/whole.names"
 names "$T/merged.json" >"$T/merged.names"
 check "merge: the unsharded run's list has its 6 runs" [ "$(wc -l <"$T/whole.names")" = 6 ]
 check "merge: the same runs and verdicts as the unsharded run" cmp -s "$T/whole.names" "$T/merged.names"
-check "merge: TAP with the plan of the full list" grep -q '^1\.\.6$' "$T/m.out"
+J=$T/merged.json
+check "merge: the report lists the full list's 6 runs, unsharded" jtrue '(.results | length) == 6 and .shard == null'
 check "merge: JUnit written" grep -q '<testsuite name="umlbed" tests="6"' "$T/merged.xml"
 "$UMLBED" merge "$T/sh1.json" "$T/sh2.json" >/dev/null 2>"$T/err"
 check "merge without shard 3: exit 2" [ $? = 2 ]
-check "... naming each missing run" [ "$(grep -c '^umlbed merge: run missing (in no shard): ' "$T/err")" = "$(grep -c '^ok\|^not ok' "$T/tap3")" ]
+J=$T/sh3.json
+check "... naming each missing run" [ "$(grep -c '^umlbed merge: run missing (in no shard): ' "$T/err")" = "$(count)" ]
 "$UMLBED" merge "$T/sh1.json" "$T/sh1.json" "$T/sh2.json" "$T/sh3.json" >/dev/null 2>"$T/err"
 check "merge with shard 1 twice: exit 2" [ $? = 2 ]
 check "... naming the doubled runs" grep -q '^umlbed merge: run doubled (in more than one shard): fake-ok.lua' "$T/err"
-run run $F --shard 1/2 --json "$T/other.json" $S
+run run "${F[@]}" --shard 1/2 --json "$T/other.json" "${S[@]}"
 "$UMLBED" merge "$T/sh1.json" "$T/other.json" >/dev/null 2>"$T/err"
 check "merge of shards of different lists (N=3 and N=2): exit 2" [ $? = 2 ]
 "$UMLBED" merge "$T/whole.json" >/dev/null 2>"$T/err"
