@@ -66,6 +66,8 @@ scenarios: kernel modules guest runner
 # whole suite on it), and each generation's mm kernel for tests/kselftests/kselftests.t (make kselftests).
 # The runner's tests run twice, the second time against its ASan/UBSan build; valgrind checks the runner's unit
 # tests and fake-UML runs first. prove --directives prints every SKIP line, so the log says what did not run.
+# tests/lint.t, in the prove run, holds every shell script to shellcheck (.shellcheckrc) and every Lua file to
+# luacheck (.luacheckrc) and luac5.4 -p, as tests/runner/style.t holds the C to clang-format: a finding fails it.
 check_gens := $(filter-out $(DEFAULT_GEN),$(GENERATIONS))
 check: guest runner
 	@for g in $(GENERATIONS); do $(MAKE) -s kernel modules GEN=$$g VARIANT= || exit 1; done

@@ -19,13 +19,16 @@ packages=("$@")
 	ccache                # kernel rebuilds (build.sh uses it when installed)
 	rsync                 # the kernel's headers_install for the kselftests (tests/kselftests/build.sh)
 	pkg-config liblua5.4-dev libuv1-dev libjansson-dev  # the runner's libraries (runner/Makefile)
-	lua5.4                # luac5.4 and lua5.4: the model tests and hostile.t's precompiled chunk
+	lua5.4                # luac5.4 and lua5.4: the model tests, hostile.t's precompiled chunk, lint.t's luac5.4 -p
 	gdb                   # umlbed run --gdb, gdb.t, oracle.t and uml.t's debugger checks
 	valgrind              # the runner's unit tests and fake-UML runs under valgrind (make -C runner check-valgrind)
 	git                   # style.t and regress.t read the tree's history and files; series.t, report.pl
 	procps                # pgrep and ps: make soak's check that no guest process is left between rounds
 	file                  # kselftests.t checks that every selftest binary is static
 	clang-format          # style.t checks the C sources against .clang-format
+	shellcheck            # lint.t checks every shell script of the tree (.shellcheckrc)
+	lua-check             # luacheck: lint.t checks every Lua file of the tree (.luacheckrc)
+	jq                    # the shell tests' checks on umlbed's JSON report (tests/runner/common.sh)
 	python3               # hostile.t's JSON and JUnit report checks
 	python3-yaml          # ci.t reads the CI templates' structure
 	yamllint              # ci.t lints the CI templates (docs/ci/)

@@ -26,7 +26,7 @@ procs() {
   done
   return 0
 }
-runs() { ls "$T/cache/runs" 2>/dev/null | wc -l; }
+runs() { find "$T/cache/runs" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l; }
 mounted() { grep -c " $T/" /proc/self/mountinfo || true; }
 
 # An end: the exit status, the output copied out, and a fresh PID namespace on a clone that does not see the host.

@@ -11,8 +11,8 @@ gen_sh=$top/uml-kernel/generation.sh
 . "$top/tests/lib/strict.sh"
 
 . "$top/tests/lib/tap.sh"
-keys=(version source tarball selftests config series fixes broken points suffix variants mm coverage mutants kselftests
-	kselftests-patches)
+keys=(version source tarball selftests config series fixes broken points suffix variants mm coverage kasan mutants
+	race-mutants kselftests kselftests-patches)
 
 mapfile -t gens < <("$gen_sh" list)
 check "generation.sh lists the generations (${gens[*]})" [ ${#gens[@]} -gt 0 ]
@@ -71,7 +71,9 @@ for g in "${gens[@]}"; do
 		check "$g: its variants are its own ($(get variants))" every_variant "$g" "$suffix" $(get variants)
 		check "$g: its mm variant is its own ($(get mm))" every_variant "$g" "$suffix" $(get mm)
 		check "$g: its coverage variant is its own ($(get coverage))" every_variant "$g" "$suffix" $(get coverage)
+		check "$g: its kasan variant is its own ($(get kasan))" every_variant "$g" "$suffix" $(get kasan)
 		check "$g: its mutants are its own ($(get mutants))" every_variant "$g" "$suffix" $(get mutants)
+		check "$g: its race mutants are its own ($(get race-mutants))" every_variant "$g" "$suffix" $(get race-mutants)
 		# The tests take full (the agent, the bisect builds, licensing's modules) and broken-rounding (oracle.t)
 		# by name.
 		check "$g: full$suffix is one of its variants" has_word "full$suffix" $(get variants)
@@ -123,9 +125,9 @@ for g in "${gens[@]}"; do
 			prereq_skip "$v: not built ($BUILD/kernel/$v/obj/linux; uml-kernel/build.sh $v)"
 			continue
 		fi
-		want=$(printf 'generation %s\nbase %s' "$g" "$("$gen_sh" base "$v")")
+		said=$(printf 'generation %s\nbase %s' "$g" "$("$gen_sh" base "$v")")
 		check "$v: variant.info says 'generation $g' and 'base $("$gen_sh" base "$v")', nothing else" \
-			[ "$(cat "$info" 2>/dev/null)" = "$want" ]
+			[ "$(cat "$info" 2>/dev/null)" = "$said" ]
 	done
 done
 echo "1..$n"

@@ -4,13 +4,13 @@
 # Top layer first.
 LAYERS="cli lua host core"
 for l in $LAYERS; do
-  a=$RDIR/libumlbed-$l.a
-  check "the $l archive exists" test -s "$a"
+  a=("$RDIR/libumlbed-$l.a")
+  check "the $l archive exists" test -s "${a[0]}"
   # The CLI's main() is linked beside its archive.
-  [ "$l" = cli ] && a="$a $RDIR/obj/runner/cli/main.o"
+  [ "$l" = cli ] && a+=("$RDIR/obj/runner/cli/main.o")
   # Defined symbols (text, data, read-only data, bss) and references, one name a line.
-  nm --defined-only $a 2>/dev/null | awk 'NF == 3 && $2 ~ /^[TDRB]$/ { print $3 }' | sort -u >"$T/$l.def"
-  nm $a 2>/dev/null | awk '$1 == "U" { print $2 }' | sort -u >"$T/$l.ref"
+  nm --defined-only "${a[@]}" 2>/dev/null | awk 'NF == 3 && $2 ~ /^[TDRB]$/ { print $3 }' | sort -u >"$T/$l.def"
+  nm "${a[@]}" 2>/dev/null | awk '$1 == "U" { print $2 }' | sort -u >"$T/$l.ref"
 done
 # The checks that nothing is referenced upward say something only if nm listed each layer's own symbols and its
 # references downward: probes of one name each.

@@ -27,7 +27,8 @@ return {
     t:eq({ 4096 + 4096, 2 }, m:pagemap(1, 2), "m:pagemap(1, 2) asks for 2 pages from page 1")
     for i, c in ipairs(cases) do
       local ok, err = pcall(c[3], m)
-      t:expect(not ok and tostring(err):find(c[2], 1, true), ("case %d: m:%s: %s (%s)"):format(i, c[1], c[2], tostring(err)))
+      t:expect(not ok and tostring(err):find(c[2], 1, true),
+        ("case %d: m:%s: %s (%s)"):format(i, c[1], c[2], tostring(err)))
     end
   end,
 }

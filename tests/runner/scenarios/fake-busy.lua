@@ -2,7 +2,7 @@
 return {
   name = "fake busy loop",
   run = function(t)
-    local vm = assert(t:vm())
+    assert(t:vm())
     local n = 0
     while true do n = n + 1 end
   end,

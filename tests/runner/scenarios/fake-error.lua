@@ -1,5 +1,5 @@
 -- fake-error.lua: a Lua error in the scenario is ERROR with file:line and a traceback.
-local function helper(vm)
+local function helper()
   local x = nil
   return x.field -- line 4: indexing nil
 end
@@ -7,7 +7,7 @@ end
 return {
   name = "fake error",
   run = function(t)
-    local vm = assert(t:vm())
-    helper(vm)
+    assert(t:vm())
+    helper()
   end,
 }

@@ -2,5 +2,5 @@
 return {
   name = "hostile matrix value",
   matrix = { mode = "shared" },
-  run = function(t, p) end,
+  run = function() end,
 }

@@ -2,7 +2,7 @@
 return {
   name = "hostile pcall loop",
   matrix = { how = { "pcall", "xpcall" } },
-  run = function(t, p)
+  run = function(_, p)
     local function spin() while true do end end
     if p.how == "pcall" then
       while true do pcall(spin) end

@@ -7,10 +7,10 @@ local args = {
   ["debug.setlocal"] = { 1, 3, 0 }, -- local 3 of run is f: harmless if it works
   ["debug.setupvalue"] = { function() end, 1, 0 },
 }
-
 return {
   name = "hostile sandbox call",
-  matrix = { fn = { "os.execute", "io.popen", "package.loadlib", "debug.sethook", "debug.setlocal", "debug.setupvalue" } },
+  matrix = {
+    fn = { "os.execute", "io.popen", "package.loadlib", "debug.sethook", "debug.setlocal", "debug.setupvalue" } },
   run = function(t, p)
     -- Resolved without raising, so that only the call itself can fail.
     local f = _ENV

@@ -2,5 +2,5 @@
 return {
   name = "hostile skip true",
   skip = true,
-  run = function(t) end,
+  run = function() end,
 }

@@ -1,6 +1,6 @@
 -- hostile-timeout-fn.lua: a timeout function that never returns: the prepare phase is bounded by --timeout.
 return {
   name = "hostile timeout function",
-  timeout = function(p) while true do end end,
-  run = function(t) end,
+  timeout = function() while true do end end,
+  run = function() end,
 }

@@ -2,5 +2,5 @@
 return {
   name = "hostile negative timeout",
   timeout = -5,
-  run = function(t) end,
+  run = function() end,
 }

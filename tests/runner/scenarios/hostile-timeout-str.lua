@@ -2,5 +2,5 @@
 return {
   name = "hostile string timeout",
   timeout = "abc",
-  run = function(t) end,
+  run = function() end,
 }

@@ -5,7 +5,8 @@ return {
     for _, mem in ipairs { "0", "lots" } do
       local vm, err, ename = t:vm { mem = mem }
       t:eq(nil, vm, "mem=" .. mem .. " is refused")
-      t:expect(tostring(err):find("EINVAL", 1, true) or ename == "EINVAL", "mem=" .. mem .. ": EINVAL (" .. tostring(err) .. ")")
+      t:expect(tostring(err):find("EINVAL", 1, true) or ename == "EINVAL",
+        "mem=" .. mem .. ": EINVAL (" .. tostring(err) .. ")")
     end
     t:expect(t:vm(), "a good boot after the refused ones")
   end,

@@ -5,6 +5,7 @@ return {
     local vm = assert(t:vm())
     local ok, err = pcall(vm.request, vm, 1, "fail", "EINVAL", "%ZZ")
     t:eq(false, ok, "the malformed reply raises")
-    t:eq(true, tostring(err):find("malformed percent-encoding", 1, true) ~= nil, "naming the encoding (" .. tostring(err) .. ")")
+    t:eq(true, tostring(err):find("malformed percent-encoding", 1, true) ~= nil,
+      "naming the encoding (" .. tostring(err) .. ")")
   end,
 }

@@ -3,7 +3,7 @@ return {
   name = "Lua error is ERROR",
   run = function(t)
     local vm = assert(t:vm())
-    local p = assert(vm:spawn())
+    assert(vm:spawn())
     error("deliberate error in the scenario") -- line 7
   end,
 }

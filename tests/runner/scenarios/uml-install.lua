@@ -38,7 +38,8 @@ return {
     end
     -- The root is the guest's too: a symbolic link it made there, to a host folder, is not followed.
     local host_dir = assert(os.getenv("UMLBED_INSTALL_VICTIM"), "UMLBED_INSTALL_VICTIM names a host folder")
-    t:eq("exit:0", (vm:run { path = "/bin/testprog", args = { "symlink", host_dir, "/evil" } }), "the guest links /evil")
+    t:eq("exit:0", (vm:run { path = "/bin/testprog", args = { "symlink", host_dir, "/evil" } }),
+      "the guest links /evil")
     local ok, lerr = vm:install(tp, "/evil/prog")
     t:eq(nil, ok, "install through the guest's symbolic link fails (" .. tostring(lerr) .. ")")
     t:eq(nil, io.open(host_dir .. "/prog"), "and writes nothing in the host folder it points to")

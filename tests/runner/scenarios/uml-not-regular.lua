@@ -31,6 +31,7 @@ return {
     refused("install of a host folder", vm:install(dir, "/bin/dir"))
     local r, err = vm:install(dir .. "/big", "/bin/big")
     t:eq(nil, r, "install of a 2 GiB file fails")
-    t:expect(tostring(err):find("larger than 64 MiB", 1, true), "install of a 2 GiB file: says why (" .. tostring(err) .. ")")
+    t:expect(tostring(err):find("larger than 64 MiB", 1, true),
+      "install of a 2 GiB file: says why (" .. tostring(err) .. ")")
   end,
 }

@@ -9,11 +9,13 @@ return {
     assert(vm:install(tp))
     -- The program forks a child that calls setsid and keeps stdout, then sleeps for ever: the reviewer's
     -- `setsid sleep 20 & sleep 100` with a timeout of 2 s, without a shell.
-    local st, out = assert(vm:run { path = "/bin/testprog", args = { "escape", "/shared/release-1", "hold" }, timeout = 2 })
+    local st, out = assert(vm:run {
+      path = "/bin/testprog", args = { "escape", "/shared/release-1", "hold" }, timeout = 2 })
     t:eq({ "timeout+escaped", "escapee\nleader\n" }, { st, out }, "the timeout ends the run; +escaped says why")
     -- Without a timeout the run ends once the program has exited and nothing is left in its group.
     st, out = assert(vm:run { path = "/bin/testprog", args = { "escape", "/shared/release-2" } })
-    t:eq({ "exit:0+escaped", "escapee\nleader\n" }, { st, out }, "a run without a timeout does not wait for the escapee")
+    t:eq({ "exit:0+escaped", "escapee\nleader\n" }, { st, out },
+      "a run without a timeout does not wait for the escapee")
     -- The escapees were not waited for: the guest's /proc still shows both (live processes, one line each).
     local ps, listing = assert(vm:run { path = "/bin/testprog", args = { "procs", "/shared/release-" } })
     t:eq("exit:0", ps, "the probe ran")

@@ -23,10 +23,12 @@ return {
     -- Staging twice is harmless: the applets' links are there already.
     t:eq("/bin/sh", assert(vm:shell()), "vm:shell twice")
     -- A busybox that is not static, or missing, is a runtime error naming the package, not a guest failure.
-    for _, c in ipairs({ { "/bin/true", "a dynamically linked busybox" }, { "/nonexistent/busybox", "a missing one" } }) do
+    local refused = { { "/bin/true", "a dynamically linked busybox" }, { "/nonexistent/busybox", "a missing one" } }
+    for _, c in ipairs(refused) do
       local ok, err = vm:shell(c[1])
       t:eq(nil, ok, c[2] .. " is refused")
-      t:expect(tostring(err):find("busybox-static", 1, true), c[2] .. ": the error names busybox-static: " .. tostring(err))
+      t:expect(tostring(err):find("busybox-static", 1, true),
+        c[2] .. ": the error names busybox-static: " .. tostring(err))
     end
   end,
 }
