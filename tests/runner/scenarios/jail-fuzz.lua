@@ -66,7 +66,8 @@ return {
     local setup = { "mkdir -p /mnt /m1 /m2", "echo jail-inside:/ > /.jailmark", "ln -s / /x" }
     local inside_dirs = { "/" }
     local function mkdir(dir)
-      setup[#setup + 1] = "mkdir -p " .. q(dir) .. " && echo " .. q("jail-inside:" .. dir) .. " > " .. q(dir .. "/.jailmark")
+      setup[#setup + 1] = "mkdir -p " .. q(dir) .. " && echo " .. q("jail-inside:" .. dir) .. " > "
+        .. q(dir .. "/.jailmark")
       inside_dirs[#inside_dirs + 1] = dir
     end
     local function link(target, at) setup[#setup + 1] = "ln -s " .. q(target) .. " " .. q(at) end
@@ -243,13 +244,15 @@ return {
                                                    "p ctl-refused /jf/nonexistent" }))
     local m = ctl["ctl-mirror"] or ""
     for i = 0, #spots - 1 do
-      t:eq(inside_secret, m:match("R" .. i .. ":(%S+)"), "control: the probe reads the canary planted inside at spot " .. i)
+      t:eq(inside_secret, m:match("R" .. i .. ":(%S+)"),
+           "control: the probe reads the canary planted inside at spot " .. i)
       t:expect(m:find(" C" .. i, 1, true), "control: the probe creates a file beside it (" .. m .. ")")
       t:expect(lexists(JR .. "/jf/mirror" .. spots[i + 1] .. "/jail-created-ctl-mirror"),
                "control: the host sees the file created at spot " .. i)
     end
     t:eq(nil, m:match("I:"), "control: no marker in the mirror")
-    t:expect(m:match("N:(%d+)") and not inos[m:match("N:(%d+)")], "control: the mirror's inode is not a marked folder's")
+    t:expect(m:match("N:(%d+)") and not inos[m:match("N:(%d+)")],
+             "control: the mirror's inode is not a marked folder's")
     t:eq("jail-inside:/jf/d1", (ctl["ctl-marker"] or ""):match("I:(%S+)"), "control: the probe reads a marker")
     t:expect(inos[(ctl["ctl-marker"] or ""):match("N:(%d+)") or "-"], "control: the probe's inode is a known folder's")
     t:eq("F", ctl["ctl-refused"], "control: a failed mount is seen as refused")
@@ -259,7 +262,9 @@ return {
     local batch = 150
     for first = 1, #forms, batch do
       local lines = {}
-      for id = first, math.min(#forms, first + batch - 1) do lines[#lines + 1] = "p " .. id .. " " .. q(forms[id].opt) end
+      for id = first, math.min(#forms, first + batch - 1) do
+        lines[#lines + 1] = "p " .. id .. " " .. q(forms[id].opt)
+      end
       for id, r in pairs(parse(script(("jail-forms-%d.sh"):format(first // batch + 1), lines))) do res[id] = r end
     end
     local refused, inside, escaped, bad, by_family, families = 0, 0, 0, {}, {}, {}
@@ -288,7 +293,9 @@ return {
         escaped = escaped + 1
         if not by_family[fm.family] then families[#families + 1] = fm.family end
         by_family[fm.family] = (by_family[fm.family] or 0) + 1
-        if #bad < 25 then bad[#bad + 1] = ("  %s (%s): %s [%s]"):format(q(fm.opt:sub(1, 120)), fm.what, why, r or "-") end
+        if #bad < 25 then
+          bad[#bad + 1] = ("  %s (%s): %s [%s]"):format(q(fm.opt:sub(1, 120)), fm.what, why, r or "-")
+        end
       end
     end
     t:note(("forms tried: %d (refused %d, mounted inside %d, escaped %d)"):format(#forms, refused, inside, escaped))
@@ -348,9 +355,11 @@ return {
           if c.how == "sub" then cwd = "/m2/d/sub" end
         end
         body[#body + 1] = "cd " .. cwd
-        if swap then body[#body + 1] = "mv /m1/d /m1/d.old && ln -s " .. q(OUT) .. " /m1/d || echo SWAP-FAILED " .. tag end
-        body[#body + 1] = "ID=" .. tag .. "; if " .. c.op[2] .. "; then echo \"RACE " .. tag .. " ok\"; else echo \"RACE "
-          .. tag .. " failed\"; fi"
+        if swap then
+          body[#body + 1] = "mv /m1/d /m1/d.old && ln -s " .. q(OUT) .. " /m1/d || echo SWAP-FAILED " .. tag
+        end
+        body[#body + 1] = "ID=" .. tag .. "; if " .. c.op[2] .. "; then echo \"RACE " .. tag .. " ok\"; else echo "
+          .. "\"RACE " .. tag .. " failed\"; fi"
         body[#body + 1] = "cd /"
         if c.how ~= "root" then body[#body + 1] = "umount /m2" end
         body[#body + 1] = "umount /m1"
@@ -369,7 +378,8 @@ return {
       if c.op[3] then
         local made = c.op[3]:gsub("%$ID", "race" .. id)
         if lexists(OUT .. "/" .. made) or lexists(OUT .. "/sub/" .. made) then why = "made " .. made .. " outside" end
-        t:expect(lexists(JR .. "/jf/ctl" .. id .. (c.how == "sub" and "/d/sub/" or "/d/") .. c.op[3]:gsub("%$ID", "ctl" .. id)),
+        local inside_made = c.op[3]:gsub("%$ID", "ctl" .. id)
+        t:expect(lexists(JR .. "/jf/ctl" .. id .. (c.how == "sub" and "/d/sub/" or "/d/") .. inside_made),
                  "control: the host sees what " .. name .. " made inside")
       end
       if why then
