@@ -36,6 +36,7 @@ typedef struct umb_task {
 typedef struct umb_lua_mem {
   size_t used, cap;
   int hit;
+  int report_rooms; /* Times the runner gave its error report room past the cap (sched.c). */
 } umb_lua_mem;
 #define UMB_LUA_MEM_RESERVE (1u << 20)
 

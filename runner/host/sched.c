@@ -214,6 +214,17 @@ static void task_end(umb_task *t, int st, int nres) {
   t->coref = LUA_NOREF;
 }
 
+/* Scenario code that reached its memory cap may have spent the first reserve already (Lua retries a refused
+ * allocation after an emergency collection, which the reserve then lets through): the runner's own report of the
+ * error (its text, a traceback) gets room of its own. A few times per run at most, so that failing tasks cannot
+ * buy memory for the others. */
+#define REPORT_ROOMS 4
+static void report_room(umb_scen *sc) {
+  if (!sc->mem.hit || !sc->mem.cap || sc->mem.report_rooms >= REPORT_ROOMS) return;
+  sc->mem.report_rooms++;
+  sc->mem.cap = sc->mem.used + UMB_LUA_MEM_RESERVE;
+}
+
 static void task_run(umb_task *t) {
   umb_scen *sc = t->sc;
   if (sc->run.finishing || sc->L == NULL) return;
@@ -223,6 +234,7 @@ static void task_run(umb_task *t) {
   t->pending_what = NULL;
   int st = lua_resume(t->co, sc->L, nargs, &nres);
   if (sc->run.finishing) return;
+  if (st != LUA_OK && st != LUA_YIELD) report_room(sc);
   if (st == LUA_YIELD && sc->hook_stopped) {
     /* The hook parked the task for good; nothing resumes it. */
     lua_pop(t->co, nres);
