@@ -73,7 +73,7 @@ help=$("$umlbed" --help 2>&1 || true)
 # Fills pre (command prefix), args (run options) and hog (stress-ng options) for condition $1. Returns 1, with
 # the reason in why, when this runner cannot do it.
 plan() {
-	pre=() args=() hog=() why= csuite=("${suite[@]}")
+	pre=() args=() hog=() why='' csuite=("${suite[@]}")
 	case $1 in
 	j1 | j2 | j4) args=(-j "${1#j}") ;;
 	auto)

@@ -28,13 +28,13 @@ local FILEPAGES = 12
 -- Each kind builds its processes and mappings on file f and returns, per mapping, {name, mapping, first file page,
 -- expected states}: the states its set-up must leave (the model's "before"), and the processes to end afterwards.
 local kinds = {
-  shared = function(vm, f, ps)
+  shared = function(vm, f, _ps)
     local p = assert(vm:spawn())
     local m = assert(p:mmap(f, { mode = "shared", prot = "r" }))
     assert(m:touch("r"))
     return { { "shared", m, 0, ("F"):rep(12) } }, { p }
   end,
-  sharers = function(vm, f, ps)
+  sharers = function(vm, f, _ps)
     local p = assert(vm:spawn())
     local m = assert(p:mmap(f, { mode = "shared", prot = "r" }))
     local kids = assert(p:fork(2))
@@ -49,7 +49,7 @@ local kinds = {
     assert(m:touch("r"))
     return { { "file pages 3..8", m, 3, ("F"):rep(6) } }, { p }
   end,
-  private = function(vm, f, ps)
+  private = function(vm, f, _ps)
     local p = assert(vm:spawn())
     local m = assert(p:mmap(f, { mode = "private", prot = "r" }))
     assert(m:touch("r"))

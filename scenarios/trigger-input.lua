@@ -183,8 +183,8 @@ return {
     for _, k in ipairs({ "calls", "failures", "seed_calls", "unmap_calls", "unmap_keep_cows_calls", "cache_drops" }) do
       moved[k] = capped[k] - last[k]
     end
-    t:eq({ calls = 1, failures = 1, seed_calls = 0, unmap_calls = 0, unmap_keep_cows_calls = 0, cache_drops = 0 }, moved,
-         "EPERM: counted in calls and failures, no function called")
+    t:eq({ calls = 1, failures = 1, seed_calls = 0, unmap_calls = 0, unmap_keep_cows_calls = 0, cache_drops = 0 },
+         moved, "EPERM: counted in calls and failures, no function called")
 
     -- An error of the called function: cache=drop of a dirty page fails EBUSY after the seed call and the
     -- drop were made, so seed_calls and cache_drops move with failures, and the seed call's VMAs are set.
@@ -208,8 +208,8 @@ return {
     assert(mg:munmap())
 
     -- The kernel lives on: a good line still works.
-    local line = f.path .. " 0 4096 seed keep\n"
-    t:eq(#line, vm:trigger(line), "a well-formed line is accepted at the end")
+    local good = f.path .. " 0 4096 seed keep\n"
+    t:eq(#good, vm:trigger(good), "a well-formed line is accepted at the end")
     t:pages("-FFF", m, "and zaps page 0")
   end,
 }

@@ -125,10 +125,10 @@ remove_stale() {
 copy_logs() {
 	local f src
 	(
-		cd "$root/umlbed" &&
-			find build "$root/tmp" \( -path 'build/kernel/*/src' -o -path 'build/kernel/*/obj' -o -path 'build/src' \) \
-				-prune -o -type f \( -name '*.log' -o -name '*.json' -o -name '*.xml' -o -name '*.tap' \) -size -50M \
-				-print 2>/dev/null || true
+		cd "$root/umlbed" || exit 0
+		find build "$root/tmp" \( -path 'build/kernel/*/src' -o -path 'build/kernel/*/obj' -o -path 'build/src' \) \
+			-prune -o -type f \( -name '*.log' -o -name '*.json' -o -name '*.xml' -o -name '*.tap' \) -size -50M \
+			-print 2>/dev/null || true
 	) | while read -r f; do
 		case $f in
 		"$root"/*) src=$f f=root/${f#"$root"/} ;;

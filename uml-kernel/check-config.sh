@@ -23,7 +23,7 @@ for name in "${!want[@]}"; do
 	"# "*) grep -qE "^$name=" "$config" || continue ;;
 	esac
 	if ! grep -qxF -- "${want[$name]}" "$config"; then
-		got=$(grep -E "^(# )?$name[= ]" "$config" || echo "$name undefined (missing dependency?)")
+		got=$(grep -E "^(# )?${name}[= ]" "$config" || echo "$name undefined (missing dependency?)")
 		echo "check-config: ${from[$name]}: wanted '${want[$name]}', .config has '$got'" >&2
 		status=1
 	fi

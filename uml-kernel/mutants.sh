@@ -24,14 +24,14 @@ for v in "${variants[@]}"; do
 	other=$(echo "$out" | grep '^not ok' | grep -v ' # FAILED$' | sed -e 's/^not ok [0-9]* - //')
 	if [ -n "$caught" ]; then
 		echo "$v: caught by $(echo "$caught" | wc -l) scenario runs (FAILED):"
-		echo "$caught" | sed 's/^/    /'
+		awk '{ print "    " $0 }' <<<"$caught"
 	else
 		echo "$v: NOT CAUGHT: no scenario run FAILED"
 		status=1
 	fi
 	if [ -n "$other" ]; then
 		echo "$v: $(echo "$other" | wc -l) other non-ok runs (not counted):"
-		echo "$other" | sed 's/^/    /'
+		awk '{ print "    " $0 }' <<<"$other"
 	fi
 done
 exit $status

@@ -28,7 +28,7 @@ return {
     for i = 1, n do
       if us[i] > 1000 then slow = slow + 1 end
     end
-    t:note(string.format("rtt n=%d min_us=%.1f median_us=%.1f p99_us=%.1f max_us=%.1f mean_us=%.1f over_1ms=%d", n, us[1],
-      med, us[math.max(1, math.ceil(n * 0.99))], us[n], total / n, slow))
+    t:note(string.format("rtt n=%d min_us=%.1f median_us=%.1f p99_us=%.1f max_us=%.1f mean_us=%.1f over_1ms=%d",
+      n, us[1], med, us[math.max(1, math.ceil(n * 0.99))], us[n], total / n, slow))
   end,
 }

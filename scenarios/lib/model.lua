@@ -114,7 +114,7 @@ end
 
 -- The file page range [first, last] an invalidation acts on, or nil for none. off and len
 -- are byte counts below 2^62 (the generator keeps them there; huge-ranges.lua pins the rest).
-function M.range(impl, off, len, ps, npages)
+function M.range(impl, off, len, ps, _npages)
   local first = off // ps
   local n = (len + ps - 1) // ps
   if n == 0 then
@@ -267,8 +267,8 @@ function M.generate(seed, nsteps, o)
   end
   emit { op = "spawn", id = nextid }
   nextid = nextid + 1
-  local weights = { mmap = 10, fork = 5, spawn = 2, exit = o.exit ~= false and 2 or 0, munmap = 3, touch = 14, read = 12,
-                    write = 12, hostwrite = 8, invalidate = 20 }
+  local weights = { mmap = 10, fork = 5, spawn = 2, exit = o.exit ~= false and 2 or 0, munmap = 3, touch = 14,
+                    read = 12, write = 12, hostwrite = 8, invalidate = 20 }
   local ops = {}
   for k in pairs(weights) do ops[#ops + 1] = k end
   table.sort(ops)

@@ -1,0 +1,109 @@
+-- points.lua: schedule points: park a kernel task at a named place, see it parked, release it (forced interleavings).
+--
+--   local points = require "lib.points"
+--   local h = points.arm(vm, "imr_before_zap", { hit = 1 })    -- the first hit parks its task
+--   local inv = t:go(function() return vm:invalidate { file = f } end)
+--   assert(h:wait())                                            -- a task is parked there now
+--   ... the interleaving under test: exit, munmap, fault, another invalidation ...
+--   assert(h:release())                                         -- it goes on
+--   assert(inv:wait())
+--
+-- The kernel side is uml-kernel/points/GEN/ (every variant carries it): /sys/kernel/umlbed_points/. A point
+-- armed at HIT parks the HIT-th task to pass it (counted from the arm; of one guest process with opts.proc) until
+-- released. UML runs one task at a time and preempts none (PREEMPT_NONE): while one sleeps there, the others run,
+-- so the order of events is the scenario's, on a host of any speed.
+--
+-- Each handle writes the control files from a worker of its own (a blocking wait must not stall PID 1, which may
+-- be the very task that is parked). Failures are nil, "ENAME: message", "ENAME", like the object API's:
+--   h:wait([seconds])  true once a task is parked; nil, "ETIMEDOUT: point NAME was not hit ..." if none is within
+--                      seconds of the guest's clock (default 20, times UMLBED_TIMEOUT_SCALE): a point never hit is
+--                      reported as such, never taken for a pass
+--   h:release()        the parked task goes on, the point is idle
+--   h:status()         { name =, hits =, armed_hit =, pid =, state = "idle"|"armed"|"parked"|"released" }
+--   h:disarm()         back to idle; a parked task is released
+-- points.list(vm or proc) gives every point's status, by name.
+local M = {}
+
+local DIR = "/sys/kernel/umlbed_points/"
+
+local function scale()
+  local s = tonumber(os.getenv("UMLBED_TIMEOUT_SCALE") or "")
+  return s and s > 0 and s or 1
+end
+
+-- The status lines of the points file: NAME HITS ARMED_HIT PARKED_PID STATE.
+local function parse(text)
+  local all = {}
+  for name, hits, armed, pid, state in text:gmatch("(%S+) (%d+) (%d+) (%d+) (%S+)\n") do
+    all[name] = { name = name, hits = tonumber(hits), armed_hit = tonumber(armed), pid = tonumber(pid), state = state }
+  end
+  return all
+end
+
+-- points.list(vm_or_proc): read through a process when given one (PID 1 may be the task that is parked).
+function M.list(from)
+  local text, err, ename
+  if from.pread then
+    text, err, ename = from:pread(DIR .. "points", 0, 65536)
+  else
+    text, err, ename = from:readfile(DIR .. "points")
+  end
+  if not text then return nil, err, ename end
+  return parse(text)
+end
+
+local H = {}
+H.__index = H
+
+local function write(h, file, line)
+  return h.ctl:pwrite(DIR .. file, 0, line)
+end
+
+function H:status()
+  local all, err, ename = M.list(self.ctl)
+  if not all then return nil, err, ename end
+  return all[self.name] or { name = self.name, state = "unknown" }
+end
+
+function H:wait(seconds)
+  local ms = math.floor((seconds or 20 * scale()) * 1000)
+  assert(ms >= 1 and ms <= 3600000, "points: wait wants 0.001 to 3600 seconds")
+  local n, err, ename = write(self, "wait", ("%s %d"):format(self.name, ms))
+  if n then return true end
+  if ename == "ETIMEDOUT" then
+    local st = self:status() or {}
+    return nil, ("ETIMEDOUT: point %s was not hit within %d ms (%s hits since it was armed, state %s)"):format(
+      self.name, ms, tostring(st.hits), tostring(st.state)), ename
+  end
+  return nil, err, ename
+end
+
+function H:release()
+  local n, err, ename = write(self, "release", self.name)
+  if not n then return nil, err, ename end
+  return true
+end
+
+function H:disarm()
+  local n, err, ename = write(self, "disarm", self.name)
+  if not n then return nil, err, ename end
+  return true
+end
+
+-- points.arm(vm, name, { hit = 1, proc = p }) -> handle: the point is armed when this returns.
+function M.arm(vm, name, opts)
+  opts = opts or {}
+  local hit = opts.hit or 1
+  assert(type(name) == "string" and name:match("^[%w_]+$"), "points.arm: a point's name")
+  assert(math.type(hit) == "integer" and hit >= 1, "points.arm: hit must be a positive integer")
+  local ctl, err, ename = vm:spawn()
+  if not ctl then return nil, err, ename end
+  local h = setmetatable({ vm = vm, name = name, ctl = ctl }, H)
+  local line = opts.proc and ("%s %d %d"):format(name, hit, opts.proc.pid) or ("%s %d"):format(name, hit)
+  local n
+  n, err, ename = write(h, "arm", line)
+  if not n then return nil, err, ename end
+  return h
+end
+
+return M
