@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# points.t: the schedule points (/sys/kernel/umlbed_points/) on each generation's built kernels: every point and the interface on full, and each race port (race-mutants) caught by its forced interleaving, which full passes.
+#
+# tests/kernel/points.lua parks a task at each point and checks what it has and has not done yet; races.lua forces
+# three interleavings of an invalidation with a mapper's exit. On a race port of uml-kernel/broken/GEN/ the
+# interleaving that port gets wrong must end CRASHED with its kernel report: KASAN's for the walks that use a freed
+# VMA (broken-nolock, broken-stale-vma), lockdep's for UML's unlocked flush (broken-noflushfix). A kernel that is
+# not built is a SKIP (a failure under strict mode).
+. "$(dirname "$0")/../runner/common.sh"
+need_jq
+AGENT=${UMLBED_AGENT:-$BUILD/guest/umlbed-agent}
+[ -f "$AGENT" ] || prereq_skip_all "no guest agent at $AGENT (make guest)"
+gen_sh=$SRC/uml-kernel/generation.sh
+POINTS="schedule points: each point parks its task where it says"
+RACES="forced races of an invalidation with an exit"
+
+# The interleaving each race port gets wrong, and the report that shows it.
+declare -A race report
+race[broken-nolock]=nolock
+report[broken-nolock]='BUG: KASAN: [a-z-]*use-after-free'
+race[broken-stale-vma]=stale
+report[broken-stale-vma]='BUG: KASAN: [a-z-]*use-after-free in vma_interval_tree_iter_next'
+race[broken-noflushfix]=flush
+report[broken-noflushfix]='WARNING: suspicious RCU usage'
+
+# kernel VARIANT: prints the path of VARIANT's built kernel; fails when it is not built.
+kernel() {
+  local k=$BUILD/kernel/$1/obj/linux
+  [ -x "$k" ] && echo "$k"
+}
+# crashed_with NAME ERE: the run named NAME is CRASHED, and its diagnostics hold a line matching ERE.
+crashed_with() { verdict_is "$1" CRASHED && diag_re "$1" "$2"; }
+
+for g in $("$gen_sh" list); do
+  full=full$("$gen_sh" get "$g" suffix)
+  if k=$(kernel "$full"); then
+    run run --kernel "$k" --agent "$AGENT" "$SRC/tests/kernel/points.lua"
+    check "$g: $full: every point parks its task where it says; the interface's errors" verdict_is "$POINTS" ok
+    [ "$(verdict "$POINTS")" = ok ] || field "$POINTS" diag | head -40 | diag
+    run run --kernel "$k" --agent "$AGENT" "$SRC/tests/kernel/races.lua"
+    check "$g: $full: the three forced races pass on a correct kernel" jtrue '.summary.ok == 3 and (.results | length) == 3'
+    [ "$rc" = 0 ] || jq -r '.results[] | "\(.name): \(.verdict)\n\(.diag // "")"' "$J" | head -40 | diag
+  else
+    prereq_skip "$g: $full not built (uml-kernel/build.sh $full)"
+    prereq_skip "$g: $full not built (uml-kernel/build.sh $full)"
+  fi
+  for v in $("$gen_sh" get "$g" race-mutants); do
+    base=$("$gen_sh" base "$v")
+    if [ -z "${race[$base]:-}" ]; then
+      check "$g: $v: points.t knows which race it gets wrong" false
+      continue
+    fi
+    name="$RACES [race=${race[$base]}]"
+    if k=$(kernel "$v"); then
+      run run --kernel "$k" --agent "$AGENT" --param race="${race[$base]}" "$SRC/tests/kernel/races.lua"
+      check "$g: $v: the ${race[$base]} race is CRASHED with '${report[$base]}'" \
+        crashed_with "$name" "${report[$base]}"
+    else
+      prereq_skip "$g: $v not built (uml-kernel/build.sh $v)"
+    fi
+  done
+done
+echo "1..$n"
