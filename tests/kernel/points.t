@@ -5,7 +5,7 @@
 # three interleavings of an invalidation with a mapper's exit. On a race port of uml-kernel/broken/GEN/ the
 # interleaving that port gets wrong must end CRASHED with its kernel report: KASAN's for the walks that use a freed
 # VMA (broken-nolock, broken-stale-vma), lockdep's for UML's unlocked flush (broken-noflushfix). A kernel that is
-# not built is a SKIP (a failure under strict mode).
+# not built is a SKIP: a failure under strict mode for full, which make check builds, not for a race port.
 . "$(dirname "$0")/../runner/common.sh"
 need_jq
 AGENT=${UMLBED_AGENT:-$BUILD/guest/umlbed-agent}
@@ -56,7 +56,8 @@ for g in $("$gen_sh" list); do
       check "$g: $v: the ${race[$base]} race is CRASHED with '${report[$base]}'" \
         crashed_with "$name" "${report[$base]}"
     else
-      prereq_skip "$g: $v not built (uml-kernel/build.sh $v)"
+      # The race ports are built on demand only, as make mutants builds the mutants: not a prerequisite.
+      echo "ok $((n += 1)) # SKIP $g: $v is not built (uml-kernel/build.sh $v)"
     fi
   done
 done
