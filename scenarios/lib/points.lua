@@ -21,7 +21,9 @@
 --   h:release()        the parked task goes on, the point is idle
 --   h:status()         { name =, hits =, armed_hit =, pid =, state = "idle"|"armed"|"parked"|"released" }
 --   h:disarm()         back to idle; a parked task is released
--- points.list(vm or proc) gives every point's status, by name.
+-- points.list(vm or proc) gives every point's status, by name. points.settle(proc [, seconds]) returns once every
+-- other guest task has blocked or ended (the idle loop ran): "has that path gone as far as it can?" as an event.
+-- points.pstate(vm, proc) is a process's state letter from /proc (R, S, D, Z), or "gone".
 local M = {}
 
 local DIR = "/sys/kernel/umlbed_points/"
@@ -50,6 +52,18 @@ function M.list(from)
   end
   if not text then return nil, err, ename end
   return parse(text)
+end
+
+function M.settle(proc, seconds)
+  local ms = math.floor((seconds or 20 * scale()) * 1000)
+  local n, err, ename = proc:pwrite(DIR .. "settle", 0, tostring(ms))
+  if not n then return nil, err, ename end
+  return true
+end
+
+function M.pstate(vm, proc)
+  local s = vm:readfile("/proc/" .. proc.pid .. "/stat")
+  return s and s:match("^%d+ %b() (%a)") or "gone"
 end
 
 local H = {}
