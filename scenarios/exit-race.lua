@@ -56,6 +56,7 @@ return {
       t:assert_true(h:wait(), "round " .. round .. ": the exit is parked in its window")
       assert(vm:invalidate { file = f, impl = p.impl, cache = p.cache })
       assert(h:release())
+      assert(h:close())
       t:assert_pages(("-"):rep(NPAGES), km, "round " .. round .. ": the surviving sharer lost every page")
       local want = p.cache == "drop" and version or "e"
       t:assert_eq(want:rep(size), km:peek(0, size), "round " .. round .. ": the surviving sharer reads " ..

@@ -21,9 +21,16 @@
 --   h:release()        the parked task goes on, the point is idle
 --   h:status()         { name =, hits =, armed_hit =, pid =, state = "idle"|"armed"|"parked"|"released" }
 --   h:disarm()         back to idle; a parked task is released
+--   h:close()          disarms and ends the handle's worker (also the handle's __close; a call into the
+--                      guest cannot run from a finalizer, so there is no __gc): a scenario that
+--                      arms many points in one guest closes them, or its workers pile up to the guest's limit on
+--                      processes (clone then fails with EAGAIN)
 -- points.list(vm or proc) gives every point's status, by name. points.settle(proc [, seconds]) returns once every
 -- other guest task has blocked or ended (the idle loop ran): "has that path gone as far as it can?" as an event.
 -- points.pstate(vm, proc) is a process's state letter from /proc (R, S, D, Z), or "gone".
+-- points.schedule(ctl, steps [, order]) runs one interleaving of steps { start = function, point = handle or nil }:
+-- each step starts once the one before is parked at its point (an event, never a delay), then all settle, then the
+-- parked steps are released in order (a list of step indexes; default the steps' order), with a settle after each.
 local M = {}
 
 local DIR = "/sys/kernel/umlbed_points/"
@@ -66,6 +73,29 @@ function M.pstate(vm, proc)
   return s and s:match("^%d+ %b() (%a)") or "gone"
 end
 
+function M.schedule(ctl, steps, order)
+  for _, step in ipairs(steps) do
+    step.start()
+    if step.point then
+      local ok, err, ename = step.point:wait()
+      if not ok then return nil, err, ename end
+    end
+  end
+  local ok, err, ename = M.settle(ctl)
+  if not ok then return nil, err, ename end
+  local seq = order or {}
+  if not order then for i = 1, #steps do seq[i] = i end end
+  for _, i in ipairs(seq) do
+    local h = steps[i].point
+    if h then
+      ok, err, ename = h:release()
+      if ok then ok, err, ename = M.settle(ctl) end
+      if not ok then return nil, err, ename end
+    end
+  end
+  return true
+end
+
 local H = {}
 H.__index = H
 
@@ -104,6 +134,21 @@ function H:disarm()
   return true
 end
 
+function H:close()
+  if not self.ctl then return true end
+  local ctl = self.ctl
+  self.ctl = nil
+  local st = M.list(ctl)
+  if st and st[self.name] and st[self.name].state ~= "idle" then
+    ctl:pwrite(DIR .. "disarm", 0, self.name)
+  end
+  local ok, err, ename = ctl:exit()
+  if not ok then return nil, err, ename end
+  return true
+end
+
+H.__close = function(h) h:close() end
+
 -- points.arm(vm, name, { hit = 1, proc = p }) -> handle: the point is armed when this returns.
 function M.arm(vm, name, opts)
   opts = opts or {}
@@ -116,7 +161,10 @@ function M.arm(vm, name, opts)
   local line = opts.proc and ("%s %d %d"):format(name, hit, opts.proc.pid) or ("%s %d"):format(name, hit)
   local n
   n, err, ename = write(h, "arm", line)
-  if not n then return nil, err, ename end
+  if not n then
+    h:close()
+    return nil, err, ename
+  end
   return h
 end
 

@@ -1,0 +1,105 @@
+-- forced-races.lua: an invalidation against a munmap, a refault and a fault in flight, each interleaving forced with the schedule points.
+--
+-- Process A maps a file and forks B: two VMAs of the file, both faulted in. The invalidator W runs the seed's walk.
+--   munmap          W parks between its two zaps (imr_before_zap, hit 2): one VMA zapped, one not. The sharer of
+--                   the other VMA munmaps it; its unlink from the file needs i_mmap_rwsem for writing, which the
+--                   walk holds for reading, so once every task has settled the munmap has not returned. W goes on:
+--                   the munmap returns, the call is true, the zapped VMA has no page.
+--   refault         W parks between its zaps; the sharer whose VMA is already zapped reads its pages back in: the
+--                   walk zaps each VMA once, so it keeps them and reads the cached data; the other lost its pages.
+--   refault-drop    the same with cache=drop, the other node having written meanwhile: the drop unmaps the
+--                   refaulted pages too, and both sharers then read the new data.
+--   drop-fault      a third sharer Z faults page 0 and parks after finding the page, before its PTE is set
+--                   (fault_before_pte: it holds the page's lock and a reference). The other node writes; W drops the
+--                   cache. Z goes on and maps the page; the drop, which must lock that page, comes after and unmaps
+--                   it: the call is true, and every sharer then reads the new data, Z too. Whether Z's load, retried
+--                   after its fault returns, runs before the drop's unmap or after it (and so faults the new page in)
+--                   is the scheduler's choice: either way Z must never see the old data.
+-- The expectations are the seed's specification of the call (every PTE of the range present at the call is gone)
+-- and of cache=drop (the range's pages leave the page cache; a read brings the file's data), whatever the order.
+local points = require "lib.points"
+
+local NP = 4
+
+return {
+  name = "forced races: an invalidation against a munmap, a refault and a fault in flight",
+  matrix = { case = { "munmap", "refault", "refault-drop", "drop-fault" } },
+  timeout = 60,
+  run = function(t, p)
+    local cache = (p.case == "refault-drop" or p.case == "drop-fault") and "drop" or "keep"
+    local vm = assert(t:vm())
+    local size = NP * vm.pagesize
+    local f = assert(vm:file("data", size))
+    assert(f:write(0, ("o"):rep(size)))
+    local ctl = assert(vm:spawn())   -- settles: a settle blocks its writer
+    local A = assert(vm:spawn())
+    local ma = assert(A:mmap(f, { mode = "shared", prot = "r" }))
+    assert(ma:touch("r"))
+    local B = assert(A:fork(1))[1]
+    local mb = ma:on(B)
+    assert(mb:touch("r"))
+    local W = assert(vm:spawn())
+    local none, all = ("-"):rep(NP), ("F"):rep(NP)
+    local old, new = ("o"):rep(size), ("n"):rep(size)
+
+    if p.case == "drop-fault" then
+      local Z = assert(vm:spawn())
+      local mz = assert(Z:mmap(f, { mode = "shared", prot = "r" }))
+      local h <close> = assert(points.arm(vm, "fault_before_pte", { hit = 1, proc = Z }))
+      local inv
+      assert(points.schedule(ctl, {
+        { point = h, start = function() t:go(function() return mz:touch("r", 0, 1) end) end },
+        { start = function()
+          assert(f:write(0, new))   -- the other node's data, behind the guest's cache
+          inv = t:go(function() return W:invalidate { file = f, impl = "seed", cache = "drop" } end)
+        end },
+      }))
+      t:assert_true(inv:wait(), "the drop succeeds once the fault has mapped its page")
+      local sz = assert(mz:pages())
+      t:expect(sz == none or sz == "F" .. none:sub(2),
+        "Z has page 0 at most, refaulted after the drop (seen %s)", sz)
+      t:eq(none, assert(ma:pages()), "A's PTEs are gone")
+      t:eq(new, mz:peek(0, size), "the faulting sharer reads the new data")
+      t:eq(new, ma:peek(0, size), "A reads the new data")
+      return
+    end
+
+    local h <close> = assert(points.arm(vm, "imr_before_zap", { hit = 2, proc = W }))
+    local inv = t:go(function() return W:invalidate { file = f, impl = "seed", cache = cache } end)
+    assert(h:wait())
+    local sa, sb = assert(ma:pages()), assert(mb:pages())
+    t:require((sa == none) ~= (sb == none), "W zapped one VMA of two (A %s, B %s)", sa, sb)
+    -- zapped: the sharer whose VMA W has visited; next: the one it visits after its release.
+    local zapped, next = { proc = A, m = ma }, { proc = B, m = mb }
+    if sb == none then zapped, next = next, zapped end
+    t:eq(all, assert(next.m:pages()), "the VMA W has not visited yet keeps its pages")
+
+    if p.case == "munmap" then
+      local unmap = t:go(function() return next.m:munmap() end)
+      assert(points.settle(ctl))
+      t:expect(not unmap.done, "the munmap waits for the walk (i_mmap_rwsem) while W is parked")
+      assert(h:release())
+      t:assert_true(inv:wait(), "the invalidation returns true")
+      t:assert_true(unmap:wait(), "the munmap returns once W is done")
+      t:eq(none, assert(zapped.m:pages()), "the VMA W zapped has no page")
+      return
+    end
+
+    -- refault, refault-drop: the zapped sharer reads its pages back in while W is parked.
+    if cache == "drop" then assert(f:write(0, new)) end
+    assert(zapped.m:touch("r"))
+    t:eq(all, assert(zapped.m:pages()), "the zapped sharer refaulted every page while W is parked")
+    t:eq(old, zapped.m:peek(0, size), "the refault reads the cached data (not dropped yet)")
+    assert(h:release())
+    t:assert_true(inv:wait(), "the invalidation returns true")
+    if p.case == "refault" then
+      t:eq(all, assert(zapped.m:pages()), "a VMA is zapped once: the refaulted pages stay")
+      t:eq(none, assert(next.m:pages()), "the other VMA lost its pages")
+    else
+      t:eq(none, assert(zapped.m:pages()), "the drop unmapped the refaulted pages too")
+      t:eq(none, assert(next.m:pages()), "the other VMA lost its pages")
+      t:eq(new, zapped.m:peek(0, size), "the refaulting sharer reads the new data")
+      t:eq(new, next.m:peek(0, size), "the other sharer reads the new data")
+    end
+  end,
+}
