@@ -37,7 +37,7 @@ help:
 	@echo "make pack       one tarball for shards on other machines: umlbed run --pack build/umlbed-pack.tar.gz"
 	@echo "make bench      what an invalidation costs: bench/scenarios' sweeps, results.json and plots in build/bench"
 	@echo "make kselftests the kernel's own mm selftests, each in a fresh guest of the mm variant ($(call gen_key,$(GEN),mm)), against $(call gen_key,$(GEN),kselftests)"
-	@echo "make mutants    build the deliberately broken kernels ($(call gen_key,$(GEN),mutants)) and show which scenarios catch each"
+	@echo "make mutants    build the deliberately broken kernels ($(call gen_key,$(GEN),mutants) $(call gen_key,$(GEN),race-mutants)) and show which scenarios catch each"
 	@echo "make soak       run scenarios/ again and again under load (bench/soak.sh: SOAK_RUNS, SOAK_CONDITIONS)"
 
 deps:
@@ -63,7 +63,8 @@ scenarios: kernel modules guest runner
 # The README's second command: every test through prove (TAP), on every kernel generation: the series, smoke and
 # gdb tests and the scenario suite run on each generation's variants, the agent's tests on each generation's full
 # kernel. The default generation's coverage kernel is built too, for tests/coverage/merge.t (make coverage runs the
-# whole suite on it), and each generation's mm kernel for tests/kselftests/kselftests.t (make kselftests).
+# whole suite on it), each generation's mm kernel for tests/kselftests/kselftests.t (make kselftests), and each
+# generation's KASAN kernel for tests/kernel/points.t (the forced and explored races must pass on it too).
 # The runner's tests run twice, the second time against its ASan/UBSan build; valgrind checks the runner's unit
 # tests and fake-UML runs first. prove --directives prints every SKIP line, so the log says what did not run.
 # tests/lint.t, in the prove run, holds every shell script to shellcheck (.shellcheckrc) and every Lua file to
@@ -73,6 +74,7 @@ check: guest runner
 	@for g in $(GENERATIONS); do $(MAKE) -s kernel modules GEN=$$g VARIANT= || exit 1; done
 	@$(MAKE) -s kernel modules GEN=$(DEFAULT_GEN) VARIANT=$(call gen_key,$(DEFAULT_GEN),coverage)
 	@for g in $(GENERATIONS); do $(MAKE) -s kernel GEN=$$g VARIANT=$$($(generation) get $$g mm) || exit 1; done
+	@for g in $(GENERATIONS); do $(MAKE) -s kernel GEN=$$g VARIANT=$$($(generation) get $$g kasan) || exit 1; done
 	@$(MAKE) -s -C guest host
 	@$(MAKE) -s -C tests/agent
 	@$(MAKE) -s -C runner SAN=1
@@ -129,10 +131,11 @@ bench: kernel modules guest runner
 	@scripts/deps.sh
 	$(UMLBED) bench --out $(BUILD)/bench
 
-# Not part of check: three more kernel builds. Fails unless some scenario run FAILS (an expectation, not a crash
-# or an error) on each broken kernel.
+# Not part of check: six more kernel builds. Fails unless some scenario run FAILS (an expectation, not a crash
+# or an error) on each broken kernel; on a race port (race-mutants, built with KASAN) a CRASHED run with its
+# kernel report counts too, since a use of freed memory or an unlocked flush is what those ports get wrong.
 mutants: kernel modules guest runner
-	uml-kernel/mutants.sh $(call gen_key,$(GEN),mutants)
+	uml-kernel/mutants.sh $(call gen_key,$(GEN),mutants) $(call gen_key,$(GEN),race-mutants)
 
 # Not part of check: the whole suite SOAK_RUNS times per hostile condition (-j, taskset, stress-ng neighbours,
 # time travel); fails on any verdict but ok or SKIP. KERNEL= or VARIANT= choose the kernel.

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# points.t: the schedule points (/sys/kernel/umlbed_points/) on each generation's built kernels: every point and the interface on full, and each race port (race-mutants) caught by its forced interleaving, which full passes.
+# points.t: the schedule points (/sys/kernel/umlbed_points/) on each generation's built kernels: every point and the interface, and the deterministic races on full and KASAN, and each race port (race-mutants) caught by its forced interleaving.
 #
 # tests/kernel/points.lua parks a task at each point and checks what it has and has not done yet; races.lua forces
-# three interleavings of an invalidation with a mapper's exit. On a race port of uml-kernel/broken/GEN/ the
-# interleaving that port gets wrong must end CRASHED with its kernel report: KASAN's for the walks that use a freed
-# VMA (broken-nolock, broken-stale-vma), lockdep's for UML's unlocked flush (broken-noflushfix). A kernel that is
-# not built is a SKIP: a failure under strict mode for full, which make check builds, not for a race port.
+# three interleavings of an invalidation with a mapper's exit. The scenarios of RACE_SCENARIOS force or enumerate
+# interleavings of their own; they, points.lua and races.lua must pass on full and on the KASAN variant (a KASAN
+# or lockdep report is CRASHED). On a race port of uml-kernel/broken/GEN/ the interleaving that port gets wrong
+# must end CRASHED with its kernel report: KASAN's for the walks that use a freed VMA (broken-nolock,
+# broken-stale-vma), lockdep's for UML's unlocked flush (broken-noflushfix). A kernel that is not built is a SKIP:
+# a failure under strict mode for full and KASAN, which make check builds, not for a race port.
 . "$(dirname "$0")/../runner/common.sh"
 need_jq
 AGENT=${UMLBED_AGENT:-$BUILD/guest/umlbed-agent}
@@ -31,19 +33,37 @@ kernel() {
 # crashed_with NAME ERE: the run named NAME is CRASHED, and its diagnostics hold a line matching ERE.
 crashed_with() { verdict_is "$1" CRASHED && diag_re "$1" "$2"; }
 
-for g in $("$gen_sh" list); do
-  full=full$("$gen_sh" get "$g" suffix)
-  if k=$(kernel "$full"); then
-    run run --kernel "$k" --agent "$AGENT" "$SRC/tests/kernel/points.lua"
-    check "$g: $full: every point parks its task where it says; the interface's errors" verdict_is "$POINTS" ok
-    [ "$(verdict "$POINTS")" = ok ] || field "$POINTS" diag | head -40 | diag
-    run run --kernel "$k" --agent "$AGENT" "$SRC/tests/kernel/races.lua"
-    check "$g: $full: the three forced races pass on a correct kernel" jtrue '.summary.ok == 3 and (.results | length) == 3'
-    [ "$rc" = 0 ] || jq -r '.results[] | "\(.name): \(.verdict)\n\(.diag // "")"' "$J" | head -40 | diag
-  else
-    prereq_skip "$g: $full not built (uml-kernel/build.sh $full)"
-    prereq_skip "$g: $full not built (uml-kernel/build.sh $full)"
+# The scenarios whose interleavings are forced by schedule points, each with its count of runs (matrix entries).
+declare -A RACE_SCENARIOS=([exit-race.lua]=4 [explore-exit.lua]=2 [explore-invalidators.lua]=2 [forced-races.lua]=4)
+
+# correct GEN VARIANT: the points, the three races and RACE_SCENARIOS pass on VARIANT, a correct kernel of GEN.
+correct() {
+  local g=$1 v=$2 k sc
+  if ! k=$(kernel "$v"); then
+    for _ in 1 2 3; do prereq_skip "$g: $v not built (uml-kernel/build.sh $v)"; done
+    return
   fi
+  run run --kernel "$k" --agent "$AGENT" "$SRC/tests/kernel/points.lua"
+  check "$g: $v: every point parks its task where it says; the interface's errors" verdict_is "$POINTS" ok
+  [ "$(verdict "$POINTS")" = ok ] || field "$POINTS" diag | head -40 | diag
+  run run --kernel "$k" --agent "$AGENT" "$SRC/tests/kernel/races.lua"
+  check "$g: $v: the three forced races pass" jtrue '.summary.ok == 3 and (.results | length) == 3'
+  [ "$rc" = 0 ] || jq -r '.results[] | "\(.name): \(.verdict)\n\(.diag // "")"' "$J" | head -40 | diag
+  local want=0 files=()
+  for sc in "${!RACE_SCENARIOS[@]}"; do
+    files+=("$SRC/scenarios/$sc")
+    want=$((want + RACE_SCENARIOS[$sc]))
+  done
+  run run --kernel "$k" --agent "$AGENT" "${files[@]}"
+  check "$g: $v: the $want runs of the forced and explored races pass" \
+    jtrue ".summary.ok == $want and (.results | length) == $want"
+  [ "$rc" = 0 ] || jq -r '.results[] | select(.verdict != "ok") | "\(.name): \(.verdict)\n\(.diag // "")"' "$J" |
+    head -40 | diag
+}
+
+for g in $("$gen_sh" list); do
+  correct "$g" "full$("$gen_sh" get "$g" suffix)"
+  correct "$g" "$("$gen_sh" get "$g" kasan)"
   for v in $("$gen_sh" get "$g" race-mutants); do
     base=$("$gen_sh" base "$v")
     if [ -z "${race[$base]:-}" ]; then
