@@ -19,7 +19,7 @@ export BUILD
 kernel_variants = $(if $(VARIANT),$(VARIANT),$(VARIANTS))
 UMLBED := $(BUILD)/runner/umlbed
 
-.PHONY: all deps kernel modules guest runner scenarios check checkpatch mutants coverage kselftests clean distclean help
+.PHONY: all deps kernel modules guest runner scenarios check checkpatch mutants mutate coverage kselftests clean distclean help
 
 # The README's first command: build everything, then run the scenario folder.
 all: scenarios
@@ -37,6 +37,8 @@ help:
 	@echo "make pack       one tarball for shards on other machines: umlbed run --pack build/umlbed-pack.tar.gz"
 	@echo "make bench      what an invalidation costs: bench/scenarios' sweeps, results.json and plots in build/bench"
 	@echo "make kselftests the kernel's own mm selftests, each in a fresh guest of the mm variant ($(call gen_key,$(GEN),mm)), against $(call gen_key,$(GEN),kselftests)"
+	@echo "make mutate     mutation testing of the $(GEN) series: each mutant built and run against the scenarios that reach it;"
+	@echo "                the score, report and gate in build/mutate/$(GEN)/report (MUTATE_ARGS=--all, --shard K/N, --only ID)"
 	@echo "make mutants    build the deliberately broken kernels ($(call gen_key,$(GEN),mutants) $(call gen_key,$(GEN),race-mutants)) and show which scenarios catch each"
 	@echo "make soak       run scenarios/ again and again under load (bench/soak.sh: SOAK_RUNS, SOAK_CONDITIONS)"
 
@@ -130,6 +132,13 @@ pack: kernel modules guest runner
 bench: kernel modules guest runner
 	@scripts/deps.sh
 	$(UMLBED) bench --out $(BUILD)/bench
+
+# Mutation testing of the series (uml-kernel/mutate.pl): every mutant of GEN's series built in a tree of its own
+# (BUILD/mutate/) and run against the scenarios that reach its function (make coverage's reach.txt, else all of
+# them); then the JSON and HTML report and the gate of tests/mutate/ (threshold, equivalent). Not part of check.
+mutate: kernel modules guest runner
+	uml-kernel/mutate.pl run --gen $(GEN) $(MUTATE_ARGS) --out $(BUILD)/mutate/$(GEN)/all
+	uml-kernel/mutate.pl report --gen $(GEN) --out $(BUILD)/mutate/$(GEN)/report $(BUILD)/mutate/$(GEN)/all/results.json
 
 # Not part of check: six more kernel builds. Fails unless some scenario run FAILS (an expectation, not a crash
 # or an error) on each broken kernel; on a race port (race-mutants, built with KASAN) a CRASHED run with its

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# mutate.t: uml-kernel/mutate.pl: the mutants of each series, the report's gate, and a run sharded in three that gives the same verdicts as one run.
+#
+# The mutants are checked against the series itself: each one's line is a line a patch adds, and changed. The gate
+# is checked on results files written here: a survivor without a reason fails it, and so does a score below the
+# threshold (60 % here: one kill of three, the others explained, is below it); a reason passes it. The sharded run builds and runs three real mutants on the
+# default generation's full kernel (its own tree under BUILD/mutate/), once whole and once in three shards.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=${UMLBED_BUILD:-${BUILD:-$top/build}}
+export BUILD
+gen_sh=$top/uml-kernel/generation.sh
+mutate=$top/uml-kernel/mutate.pl
+. "$top/tests/lib/strict.sh"
+. "$top/tests/lib/tap.sh"
+command -v jq >/dev/null || prereq_skip_all "no jq to read the reports (Debian package jq)"
+# jqt FILTER FILE: FILTER is true of FILE.
+jqt() { jq -e "$@" >/dev/null; }
+T=$(mktemp -d "${TMPDIR:-/tmp}/mutate-t.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+
+# ---- The mutants of each series ----
+for g in $("$gen_sh" list); do
+	"$mutate" list --gen "$g" >"$T/list" 2>"$T/err"
+	check "$g: list runs" [ $? = 0 ]
+	count=$(wc -l <"$T/list")
+	check "$g: at least 100 mutants by default ($count)" [ "$count" -ge 100 ]
+	all=$("$mutate" list --gen "$g" --all | wc -l)
+	check "$g: --all gives more ($all)" [ "$all" -gt "$count" ]
+	check "$g: every id is FILE:LINE:OPERATOR:N" \
+		not grep -Ev '^[^:[:space:]]+\.c:[0-9]+:(rel|logic|neg|ret|arith|const|del|swap):[0-9]+	' "$T/list"
+	check "$g: the ids are unique" [ "$(cut -f1 "$T/list" | sort -u | wc -l)" = "$count" ]
+	check "$g: each mutant changes its line" \
+		not awk -F'\t' '$2 == $3 { print; bad = 1 } END { exit !bad }' "$T/list"
+	check "$g: at most two mutants a line by default" \
+		not awk -F'\t' '{ split($1, p, ":"); n[p[1] ":" p[2]]++ } END { for (k in n) if (n[k] > 2) bad = 1; exit !bad }' "$T/list"
+	# Each original line is one the series adds (a "+" line of a patch), so nothing outside it is mutated.
+	series=$top/$("$gen_sh" get "$g" series)
+	grep -h '^+[^+]' "$series"/*.patch | sed -e 's/^+//' -e 's/^[[:space:]]*//' -e 's/\t/ /g' | sort -u >"$T/added"
+	cut -f2 "$T/list" | sort -u >"$T/originals"
+	check "$g: every mutated line is a line the series adds" [ -z "$(comm -23 "$T/originals" "$T/added")" ]
+	for k in 1 2 3; do "$mutate" list --gen "$g" --shard "$k/3" | cut -f1; done | sort >"$T/shards"
+	check "$g: three shards deal every mutant once" cmp -s "$T/shards" <(cut -f1 "$T/list" | sort)
+done
+"$mutate" list --shard 4/3 >/dev/null 2>"$T/err"
+check "a shard out of range is exit 2" [ $? = 2 ]
+
+# ---- The gate ----
+# results ID VERDICT...: a results file of those mutants with those verdicts.
+results() {
+	local out=$1 i=0
+	shift
+	{
+		echo '{"generation":"'"$("$gen_sh" default)"'","mutants_total":'$(($# / 2))',"seconds":10,"build_seconds":6,'
+		echo '"run_seconds":4,"results":['
+		while [ $# -gt 0 ]; do
+			[ $i -gt 0 ] && echo ,
+			echo '{"id":"'"$1"'","file":"mm/memory.c","line":'$((i + 1))',"op":"rel","function":"f",'
+			echo '"original":"a < b","mutated":"a <= b","verdict":"'"$2"'"}'
+			i=$((i + 1))
+			shift 2
+		done
+		echo ']}'
+	} >"$out"
+}
+printf '# test\nscore 60\n' >"$T/threshold"
+printf '# test\n' >"$T/equivalent"
+report() { "$mutate" report --out "$T/report" --threshold "$T/threshold" --equivalent "$T/equivalent" "$@" >"$T/out" 2>&1; }
+results "$T/r1.json" a:1:rel:1 killed b:2:rel:1 killed c:3:rel:1 survived
+report "$T/r1.json"
+check "a survivor without a reason fails the gate" [ $? = 1 ]
+check "... and is named" grep -q 'no reason in .*: c:3:rel:1' "$T/out"
+check "the JSON report is written" jqt '.counts.killed == 2 and .counts.survived == 1' "$T/report/report.json"
+check "the HTML report shows the survivor at its line" grep -q 'survived c:3:rel:1' "$T/report/index.html"
+printf 'c:3:rel:1\tthe test says so\n' >>"$T/equivalent"
+report "$T/r1.json"
+check "with its reason listed, the gate passes" [ $? = 0 ]
+check "... and the mutant counts as equivalent, which is not a kill" jqt '.counts.equivalent == 1 and .score == "66.7"' \
+	"$T/report/report.json"
+results "$T/r2.json" a:1:rel:1 killed b:2:rel:1 timeout c:3:rel:1 survived
+printf 'b:2:rel:1\ta timeout the test explains\n' >>"$T/equivalent"
+report "$T/r2.json"
+check "a score below the threshold fails the gate" [ $? = 1 ]
+check "... and says so" grep -q 'below the threshold' "$T/out"
+printf 'score 0\n' >"$T/threshold"
+results "$T/r3.json" a:1:rel:1 killed b:2:rel:1 dunno
+report "$T/r3.json"
+check "an unknown verdict is exit 2" [ $? = 2 ]
+results "$T/r4.json" a:1:rel:1 killed
+report "$T/r1.json" "$T/r4.json"
+check "results of other mutant sets do not join (exit 2)" [ $? = 2 ]
+
+# ---- A run in three shards gives the verdicts of one run ----
+kernel=$BUILD/kernel/full$("$gen_sh" get "$("$gen_sh" default)" suffix)/obj/linux
+if [ ! -x "$kernel" ] || [ ! -x "$BUILD/runner/umlbed" ]; then
+	prereq_skip "no built full kernel and runner (make kernel runner)"
+else
+	# Three mutants of three operators, whatever the series' line numbers are now.
+	"$mutate" list >"$T/list"
+	ids=()
+	for op in del ret rel; do ids+=("$(awk -F'\t' -v op=":$op:" 'index($1, op) { print $1; exit }' "$T/list")"); done
+	only=()
+	for id in "${ids[@]}"; do only+=(--only "$id"); done
+	"$mutate" run "${only[@]}" --out "$T/whole" >"$T/whole.out" 2>&1
+	check "a run of three mutants (${ids[*]})" [ $? = 0 ]
+	for k in 1 2 3; do "$mutate" run --shard "$k/3" "${only[@]}" --out "$T/s$k" >"$T/s$k.out" 2>&1; done
+	verdicts() { jq -r '.results[] | "\(.id) \(.verdict)"' "$@" | sort; }
+	check "the three shards together give the same verdicts" cmp -s <(verdicts "$T/whole/results.json") \
+		<(verdicts "$T"/s[123]/results.json)
+	verdicts "$T/whole/results.json" | diag
+	check "each of the three mutants was built and run" \
+		jqt '[.results[] | select(.verdict == "killed" or .verdict == "survived")] | length == 3' "$T/whole/results.json"
+fi
+echo "1..$n"

@@ -1,0 +1,676 @@
+#!/usr/bin/perl
+# Mutation testing of the series: mutate.pl list|run|report [options]; each mutant is one changed line of the series' C code, built incrementally and run against the scenarios that reach it.
+#
+#   mutate.pl list   [--gen GEN] [--all] [--shard K/N]          the mutants, one a line: ID<TAB>ORIGINAL<TAB>MUTATED
+#                                                                (the lines without their indentation)
+#   mutate.pl run    [--gen GEN] [--all] [--shard K/N] [--only ID]... [--out DIR] [--timeout S]
+#                    builds and runs each mutant, writes DIR/results.json (default BUILD/mutate/GEN/shard-K-of-N)
+#   mutate.pl report [--gen GEN] [--out DIR] [--threshold F] [--equivalent F] RESULTS.json...
+#                    joins results (shards), writes DIR/report.json and DIR/index.html, and fails (exit 1) when the
+#                    score is below the threshold (tests/mutate/threshold) or when a mutant that was built and not
+#                    killed has no reason in the equivalent list (tests/mutate/equivalent)
+#
+# The lines mutated are those the series (the generation's "series" key) adds or changes in its .c files: the
+# series is applied alone to copies of the pristine files and compared with them, so the test bed's own patches
+# (fixes, schedule points) are never mutated. An id is FILE:LINE:OPERATOR:N, LINE in the series-applied file, N
+# counting that operator's mutants on that line from 1. The operators are the classic ones of C mutation tools:
+# rel (< <= > >= == !=), logic (&& ||), neg (a condition negated), arith (+ 1 or - 1 dropped or added, + and -
+# swapped), const (0 1 -1 and N +- 1), ret (a returned value, an error code, true and false), del (a statement
+# deleted) and swap (two arguments of a call swapped). By default at most two mutants a line, the first operators
+# in that order (the diff-based practice: a few per line); --all keeps every one.
+#
+# run builds the generation's full variant once in a tree of its own (BUILD/mutate/kernel/VARIANT, uml-kernel/build.sh
+# with BUILD= there and the pristine tree as KSRC), then for each mutant: writes the mutated line, runs kbuild (one
+# object recompiles, the kernel relinks), restores the line. A mutant that does not compile is "not built". The runs
+# are the scenario files that reach the mutated function according to the coverage report's reach.txt
+# (BUILD/coverage/COVERAGE-VARIANT/report/reach.txt, make coverage), or every scenario when there is none; the
+# files that killed earlier mutants go first. A mutant is killed by the first FAILED or CRASHED run, confirmed by
+# running that scenario file alone; a run that only times out makes it "timeout" (not a kill). A run of the
+# unmutated kernel first must pass, or nothing is reported.
+use strict;
+use warnings;
+use Cwd qw(abs_path);
+use File::Basename qw(dirname);
+use File::Path qw(make_path remove_tree);
+use File::Temp qw(tempdir);
+use Getopt::Long qw(GetOptionsFromArray);
+use JSON::PP;
+use POSIX qw(floor);
+use Time::HiRes qw(time);
+
+my $top = abs_path(dirname(abs_path($0)) . '/..');
+my $BUILD = $ENV{BUILD} // "$top/build";
+my $gen_sh = "$top/uml-kernel/generation.sh";
+my @OPS = qw(rel logic neg ret arith const del swap);
+my %OP_RANK = map { $OPS[$_] => $_ } 0 .. $#OPS;
+
+sub usage { print STDERR "usage: mutate.pl list|run|report [--gen GEN] [--all] [--shard K/N] [--only ID]... [--out DIR] [--timeout S] [RESULTS.json...]\n"; exit 2 }
+sub fail { print STDERR "mutate: @_\n"; exit 2 }
+sub note { print STDERR "mutate: @_\n" }
+
+sub gen_get {
+    my ($g, $key) = @_;
+    my $v = `"$gen_sh" get "$g" "$key"`;
+    $? == 0 or fail("generation $g has no key $key");
+    chomp $v;
+    return $v;
+}
+
+sub slurp {
+    my ($f) = @_;
+    open(my $h, '<', $f) or fail("$f: $!");
+    local $/;
+    my $t = <$h>;
+    return $t;
+}
+
+sub spew {
+    my ($f, $t) = @_;
+    open(my $h, '>', "$f.tmp") or fail("$f.tmp: $!");
+    print $h $t;
+    close $h or fail("$f.tmp: $!");
+    rename "$f.tmp", $f or fail("$f: $!");
+}
+
+# ---- The series' lines ----
+
+# series_files(GEN): the series' patches in order, and the .c files they touch.
+sub series_patches {
+    my ($g) = @_;
+    my $dir = "$top/" . gen_get($g, 'series');
+    my @p = grep { !/^#/ && /\S/ } split /\n/, slurp("$dir/series");
+    return map { "$dir/$_" } @p;
+}
+
+sub touched {
+    my @f;
+    for my $p (@_) {
+        my $t = slurp($p);
+        push @f, $1 while $t =~ m{^\+\+\+ b/(\S+)}mg;
+    }
+    my %seen;
+    return grep { !$seen{$_}++ } @f;
+}
+
+# series_tree(GEN, PRISTINE): a scratch tree with the series alone applied to copies of the files it touches.
+sub series_tree {
+    my ($g, $pristine) = @_;
+    my @patches = series_patches($g);
+    my $tmp = tempdir('umlbed-mutate-series.XXXXXX', TMPDIR => 1, CLEANUP => 1);
+    for my $f (touched(@patches)) {
+        next unless -e "$pristine/$f";
+        make_path(dirname("$tmp/$f"));
+        system('cp', "$pristine/$f", "$tmp/$f") == 0 or fail("cp $f");
+    }
+    for my $p (@patches) {
+        system('patch', '-d', $tmp, '-p1', '-s', '--no-backup-if-mismatch', '-i', $p) == 0
+            or fail("$p does not apply to the pristine files");
+    }
+    return ($tmp, grep { /\.c$/ } touched(@patches));
+}
+
+# changed_lines(OLD, NEW): the line numbers of NEW that diff -U0 shows as added or changed (all, for a new file).
+sub changed_lines {
+    my ($old, $new) = @_;
+    my %l;
+    if (!-e $old) {
+        my $n = () = slurp($new) =~ /\n/g;
+        $l{$_} = 1 for 1 .. $n;
+        return \%l;
+    }
+    open(my $d, '-|', 'diff', '-U0', $old, $new) or fail("diff: $!");
+    while (<$d>) {
+        next unless /^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@/;
+        my ($s, $n) = ($1, $2 // 1);
+        $l{$_} = 1 for $s .. $s + $n - 1;
+    }
+    close $d;
+    return \%l;
+}
+
+# line_map(A, B): for each line of A that diff leaves unchanged in B, its number in B.
+sub line_map {
+    my ($a, $b) = @_;
+    my ($na) = scalar(() = slurp($a) =~ /\n/g);
+    my (%map, @hunks);
+    open(my $d, '-|', 'diff', '-U0', $a, $b) or fail("diff: $!");
+    while (<$d>) {
+        push @hunks, [$1, $2 // 1, $3, $4 // 1] if /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/;
+    }
+    close $d;
+    my ($ia, $ib) = (1, 1);
+    for my $h (@hunks) {
+        my ($sa, $la, $sb, $lb) = @$h;
+        # A pure insertion's old start names the line before it; a deletion's new start likewise.
+        my $enda = $la ? $sa : $sa + 1;
+        while ($ia < $enda) { $map{$ia++} = $ib++ }
+        $ia += $la;
+        $ib = ($lb ? $sb : $sb + 1) + $lb;
+    }
+    while ($ia <= $na) { $map{$ia++} = $ib++ }
+    return \%map;
+}
+
+# ---- C text: comments and strings masked, functions found ----
+
+# mask(LINES): each line with the contents of comments, strings and character constants blanked, so that an
+# operator is only ever found in code. A comment may span lines.
+sub mask {
+    my @out;
+    my $in_comment = 0;
+    for my $l (@_) {
+        my $m = '';
+        my $i = 0;
+        while ($i < length $l) {
+            my $c = substr($l, $i, 1);
+            my $two = substr($l, $i, 2);
+            if ($in_comment) {
+                if ($two eq '*/') { $in_comment = 0; $m .= '  '; $i += 2 } else { $m .= ' '; $i++ }
+            } elsif ($two eq '/*') {
+                $in_comment = 1; $m .= '  '; $i += 2;
+            } elsif ($two eq '//') {
+                $m .= ' ' x (length($l) - $i); last;
+            } elsif ($c eq '"' || $c eq "'") {
+                my $j = $i + 1;
+                $j += substr($l, $j, 1) eq '\\' ? 2 : 1 while $j < length $l && substr($l, $j, 1) ne $c;
+                $m .= $c . (' ' x ($j - $i - 1)) . ($j < length $l ? $c : '');
+                $i = $j + 1;
+            } else {
+                $m .= $c; $i++;
+            }
+        }
+        push @out, $m;
+    }
+    return @out;
+}
+
+# functions(LINES): for each line number, the function whose body holds it (kernel style: the body's braces are
+# at the start of a line, the name is the last identifier before the first parenthesis of its declarator).
+sub functions {
+    my @l = @_;
+    my (@f, $cur, $decl);
+    for my $i (0 .. $#l) {
+        my $s = $l[$i];
+        if (!defined $cur && $s =~ /^[A-Za-z_]/ && $s !~ /;\s*$/) {
+            $decl = $1 if $s =~ /\b([A-Za-z_]\w*)\s*\(/;
+        }
+        $cur = $decl if $s =~ /^\{/ && defined $decl;
+        $f[$i + 1] = $cur;
+        if ($s =~ /^\}/) { undef $cur; undef $decl }
+    }
+    return \@f;
+}
+
+# ---- Operators ----
+
+my $ID = qr/[A-Za-z_]\w*/;
+my $SIMPLE = qr/(?:&?$ID(?:(?:->|\.)$ID)*|\d+)/;
+my $DECL_TYPES = qr/(?:struct|union|enum|unsigned|signed|int|long|short|char|bool|const|static|size_t|ssize_t|loff_t|pgoff_t|u8|u16|u32|u64|s64|void)\b/;
+
+# Each candidate: [op, start, length, replacement] on the masked line M (positions are the same in the line).
+sub candidates {
+    my ($m, $line) = @_;
+    my @c;
+    return () if $m =~ /^\s*#/ || $m !~ /\S/;
+    # rel: relational and equality operators, not shifts, arrows or compound assignments.
+    while ($m =~ /(?<![<>=!\-])(<=|>=|==|!=|<|>)(?![<>=])/g) {
+        my ($op, $at) = ($1, $-[1]);
+        next if $op eq '>' && $at > 0 && substr($m, $at - 1, 1) eq '-';
+        my %to = ('<' => '<=', '<=' => '<', '>' => '>=', '>=' => '>', '==' => '!=', '!=' => '==');
+        push @c, ['rel', $at, length $op, $to{$op}];
+    }
+    # logic: && and ||.
+    while ($m =~ /(&&|\|\|)/g) {
+        push @c, ['logic', $-[1], 2, $1 eq '&&' ? '||' : '&&'];
+    }
+    # neg: the whole condition of an if or a while on this line.
+    if ($m =~ /\b(?:if|while)\s*(\()/) {
+        my $open = $-[1];
+        my ($depth, $j) = (0, $open);
+        for (; $j < length $m; $j++) {
+            my $ch = substr($m, $j, 1);
+            $depth++ if $ch eq '(';
+            $depth-- if $ch eq ')';
+            last if $depth == 0;
+        }
+        if ($j < length $m) {
+            my $cond = substr($line, $open + 1, $j - $open - 1);
+            push @c, ['neg', $open + 1, $j - $open - 1, "!($cond)"];
+        }
+    }
+    # ret: a returned value, an error code, a boolean constant.
+    if ($m =~ /\breturn\s+([^;]+);/) {
+        my ($at, $len, $v) = ($-[1], length $1, $1);
+        push @c, ['ret', $at, $len, '0'] unless $v =~ /^\s*0\s*$/;
+        push @c, ['ret', $at, $len, '1'] if $v =~ /^\s*(0|false)\s*$/;
+    }
+    while ($m =~ /-(E[A-Z0-9]+)\b/g) {
+        push @c, ['ret', $-[1], length $1, $1 eq 'EINVAL' ? 'EPERM' : 'EINVAL'];
+    }
+    while ($m =~ /\b(true|false)\b/g) {
+        push @c, ['ret', $-[1], length $1, $1 eq 'true' ? 'false' : 'true'];
+    }
+    # arith: + 1 and - 1 dropped, binary + and - swapped, + 1 added to an assigned value.
+    while ($m =~ /(\s[+-] 1)(?![\w.])/g) {
+        push @c, ['arith', $-[1], length $1, ''];
+    }
+    while ($m =~ /(?<=[\w)\]]) ([+-]) (?=[\w(])/g) {
+        push @c, ['arith', $-[1], 1, $1 eq '+' ? '-' : '+'];
+    }
+    # (Not to a constant: const and ret change those; not to a boolean, where + 1 changes nothing.)
+    if ($m =~ /^\s*\**$ID(?:(?:->|\.)$ID)*\s*=\s*([^;=][^;]*);\s*$/) {
+        my ($at, $len, $v) = ($-[1], length $1, $1);
+        push @c, ['arith', $at, $len, '(' . substr($line, $at, $len) . ') + 1']
+            unless $v =~ /^\s*(?:-?\d+|-?E[A-Z0-9]+|true|false|NULL)\s*$/;
+    }
+    # const: integer constants (not part of a name or of a size suffix's number).
+    while ($m =~ /(?<![\w.])(\d+)(?![\w.])/g) {
+        my ($n, $at) = ($1, $-[1]);
+        next if $n =~ /^0\d/;
+        my @to = $n == 0 ? (1) : $n == 1 ? (0, -1) : ($n + 1, $n - 1);
+        push @c, ['const', $at, length $n, $_] for @to;
+    }
+    # del: a whole statement on one line: a call, an assignment, an increment; not a declaration or a jump.
+    my ($st_at, $st_len) = $m =~ /^(\s*)(\S.*;)\s*$/ ? ($-[2], length $2) : ();
+    if (defined $st_at && $m !~ /^\s*(?:return|break|continue|goto|case|default)\b/
+        && $m !~ /^\s*$DECL_TYPES/ && $m !~ /^\s*$ID\s+\**$ID\s*(?:=|;|\[)/
+        && ($m =~ /^\s*$ID(?:(?:->|\.)$ID)*\s*\(.*\)\s*;\s*$/ || $m =~ /^\s*[\w>.\-\[\]*]+\s*(?:[-+|&]?=|\+\+|--)/)) {
+        # The statement's parentheses must balance on this line, or it continues on the next one.
+        my $o = () = $m =~ /\(/g;
+        my $cl = () = $m =~ /\)/g;
+        push @c, ['del', $st_at, $st_len, ';'] if $o == $cl;
+    }
+    # swap: two simple arguments of a call, side by side.
+    while ($m =~ /\b$ID\s*\(\s*($SIMPLE)\s*,\s*($SIMPLE)\s*([,)])/g) {
+        my ($a1, $s1, $a2, $s2) = ($1, $-[1], $2, $-[2]);
+        pos($m) = $s1;    # the next call may start inside this one's arguments
+        next if $a1 eq $a2;
+        my $span = $s2 + length($a2) - $s1;
+        my $mid = substr($line, $s1 + length $a1, $s2 - $s1 - length $a1);
+        push @c, ['swap', $s1, $span, $a2 . $mid . $a1];
+    }
+    return @c;
+}
+
+# mutants(GEN, ALL): every mutant of the generation's series, in file and line order.
+sub mutants {
+    my ($g, $all) = @_;
+    my $pristine = `"$top/uml-kernel/build.sh" --tree "$g"`;
+    $? == 0 or fail("no pristine tree of $g");
+    chomp $pristine;
+    my ($stree, @files) = series_tree($g, $pristine);
+    my @out;
+    for my $f (@files) {
+        my $lines = changed_lines("$pristine/$f", "$stree/$f");
+        my @l = split /\n/, slurp("$stree/$f"), -1;
+        pop @l if @l && $l[-1] eq '';
+        my @m = mask(@l);
+        my $fn = functions(@l);
+        for my $n (sort { $a <=> $b } keys %$lines) {
+            my ($line, $masked) = ($l[$n - 1], $m[$n - 1]);
+            next unless defined $line;
+            my @c = candidates($masked, $line);
+            my %count;
+            my @mut;
+            for my $c (sort { $OP_RANK{$a->[0]} <=> $OP_RANK{$b->[0]} || $a->[1] <=> $b->[1] } @c) {
+                my ($op, $at, $len, $to) = @$c;
+                my $new = substr($line, 0, $at) . $to . substr($line, $at + $len);
+                next if $new eq $line;
+                my $k = ++$count{$op};
+                push @mut, { id => "$f:$n:$op:$k", file => $f, line => $n, op => $op, function => $fn->[$n] // '',
+                             original => $line, mutated => $new };
+            }
+            unless ($all) {
+                # At most two a line, of two different operators: the first of each in operator order.
+                my (%seen, @keep);
+                for my $x (@mut) { push @keep, $x if !$seen{$x->{op}}++ && @keep < 2 }
+                @mut = @keep;
+            }
+            push @out, @mut;
+        }
+    }
+    return (\@out, $stree, $pristine);
+}
+
+sub shard_of {
+    my ($list, $spec) = @_;
+    return @$list unless $spec;
+    my ($k, $n) = $spec =~ m{^(\d+)/(\d+)$} or fail("--shard wants K/N, not '$spec'");
+    ($n >= 1 && $k >= 1 && $k <= $n) or fail("--shard $spec: K must be 1..N");
+    return map { $list->[$_] } grep { $_ % $n == $k - 1 } 0 .. $#$list;
+}
+
+# ---- Building and running ----
+
+sub sh {
+    my ($log, @cmd) = @_;
+    my $pid = fork // fail("fork: $!");
+    if (!$pid) {
+        open(STDOUT, '>>', $log) or exit 127;
+        open(STDERR, '>&', \*STDOUT) or exit 127;
+        exec @cmd or exit 127;
+    }
+    waitpid($pid, 0);
+    return $?;
+}
+
+# The reach of each function: the scenario files of the runs that reached it (make coverage's reach.txt).
+sub reach {
+    my ($g) = @_;
+    my $f = "$BUILD/coverage/" . gen_get($g, 'coverage') . '/report/reach.txt';
+    return undef unless -f $f;
+    my %names;
+    open(my $l, '-|', "$BUILD/runner/umlbed", 'list', "$top/scenarios") or fail("umlbed list: $!");
+    while (<$l>) {
+        chomp;
+        my ($file, $name) = split /\t/, $_, 2;
+        $names{$name} = $file if defined $name;
+    }
+    close $l;
+    my (%r, $cur);
+    for (split /\n/, slurp($f)) {
+        if (/^(\S+) \(/) { $cur = $1; $r{$cur} //= {} }
+        elsif (/^  (.+)$/ && defined $cur) { $r{$cur}{$names{$1}} = 1 if $names{$1} }
+    }
+    note("run selection from $f");
+    return \%r;
+}
+
+# run_files(KERNEL, JSON, TIMEOUT, FILES): one runner over FILES; the verdicts by run name, and the file of each.
+sub run_files {
+    my ($kernel, $json, $timeout, $log, @files) = @_;
+    unlink $json;
+    sh($log, "$BUILD/runner/umlbed", 'run', '-j', $ENV{JOBS} // 'auto', '--timeout', $timeout,
+       '--kernel', $kernel, '--json', $json, @files);
+    return undef unless -s $json;
+    my $r = decode_json(slurp($json));
+    return $r->{results} // [];
+}
+
+# judge(R, FILES, KILLS, ...): runs FILES on the mutant's kernel until one kills it. The files that killed earlier
+# mutants run first, one at a time (most mutants die there); the rest run together in one runner. A FAILED or
+# CRASHED run kills only when its file, run again alone at -j 1, fails again.
+sub judge {
+    my ($r, $files, $kills, $kernel, $timeout, $out, $log) = @_;
+    my @first = grep { $kills->{$_} } @$files;
+    splice(@first, 3) if @first > 3;
+    my %in_first = map { $_ => 1 } @first;
+    my @rest = grep { !$in_first{$_} } @$files;
+    my @stages = ((map { [$_] } @first), @rest ? (\@rest) : ());
+    $r->{verdict} = 'survived';
+    $r->{runs} = 0;
+    for my $stage (@stages) {
+        my $res = run_files($kernel, "$out/mutant.json", $timeout, $log, @$stage);
+        if (!$res) { $r->{verdict} = 'error'; $r->{why} = "the runner wrote no report for @$stage"; return }
+        $r->{runs} += @$res;
+        my @k = grep { $_->{verdict} eq 'FAILED' || $_->{verdict} eq 'CRASHED' } @$res;
+        my %seen;
+        for my $sf (grep { !$seen{$_}++ } map { $_->{file} } @k) {
+            local $ENV{JOBS} = 1;
+            my $again = run_files($kernel, "$out/confirm.json", $timeout, $log, $sf) // [];
+            my %n = map { $_->{name} => $_->{verdict} } @$again;
+            my @c = grep { $_->{file} eq $sf && ($n{$_->{name}} // '') =~ /^(FAILED|CRASHED)$/ } @k;
+            next unless @c;
+            $r->{verdict} = 'killed';
+            $r->{killed_by} = [map { { name => $_->{name}, verdict => $_->{verdict},
+                                       file => ($_->{file} =~ s{^\Q$top/\E}{}r) } } @c];
+            $kills->{$sf}++;
+            return;
+        }
+        $r->{verdict} = 'timeout' if $r->{verdict} eq 'survived' && grep { $_->{verdict} eq 'TIMEOUT' } @$res;
+    }
+}
+
+sub cmd_run {
+    my ($o) = @_;
+    my $g = $o->{gen};
+    my ($all, $stree) = mutants($g, $o->{all});
+    my @list = shard_of($all, $o->{shard});
+    if (@{ $o->{only} }) {
+        my %want = map { $_ => 1 } @{ $o->{only} };
+        my %known = map { $_->{id} => 1 } @$all;
+        $known{$_} or fail("no mutant named $_") for @{ $o->{only} };
+        @list = grep { $want{$_->{id}} } @list;
+    }
+    my $out = $o->{out};
+    make_path($out);
+    my %doc = (generation => $g, shard => $o->{shard} // '1/1', all => $o->{all} ? JSON::PP::true : JSON::PP::false,
+               mutants_total => scalar @$all);
+    if (!@list) {
+        # A shard that holds none of the mutants asked for: an empty result, which joins the others.
+        spew("$out/results.json", JSON::PP->new->canonical->pretty->encode({ %doc, seconds => 0, build_seconds => 0,
+              run_seconds => 0, reach => JSON::PP::false, results => [] }));
+        print "mutate: no mutant in this shard; $out/results.json\n";
+        return 0;
+    }
+    my $variant = 'full' . gen_get($g, 'suffix');
+    my $mbuild = "$BUILD/mutate";
+    my $vdir = "$mbuild/kernel/$variant";
+    my $log = "$out/log.txt";
+    unlink $log;
+    my $pristine = `"$top/uml-kernel/build.sh" --tree "$g"`;
+    chomp $pristine;
+    (my $kvar = "KSRC_$g") =~ s/\./_/g;
+    note("building $variant in $vdir (log: $log)");
+    {
+        local $ENV{BUILD} = $mbuild;
+        local $ENV{$kvar} = $pristine;
+        sh($log, "$top/uml-kernel/build.sh", $variant) == 0 or fail("the unmutated $variant does not build (see $log)");
+    }
+    # The test modules of the full variant serve the mutate tree's kernel (same configuration and version).
+    my $mods = "$BUILD/kernel/$variant/modules";
+    if (-d $mods && !-e "$vdir/modules") { symlink($mods, "$vdir/modules") or fail("symlink $vdir/modules: $!") }
+    my $kernel = "$vdir/obj/linux";
+    my @kmake = ('make', '-C', "$vdir/src", "O=$vdir/obj", 'ARCH=um', '-j' . ($ENV{JOBS_BUILD} // `nproc` + 0), '-s');
+    push @kmake, 'CC=ccache gcc' if system('command -v ccache >/dev/null') == 0;
+    local $ENV{CCACHE_BASEDIR} = $mbuild;
+    local $ENV{CCACHE_NOHASHDIR} = 1;
+
+    my $reach = reach($g);
+    my @scen = glob("$top/scenarios/*.lua");
+    note('no coverage reach data (make coverage): every mutant runs the whole suite') unless $reach;
+    # The baseline: the unmutated kernel must pass every scenario, and gives each file's duration.
+    my $base = run_files($kernel, "$out/baseline.json", $o->{timeout}, $log, @scen)
+        // fail("the baseline run wrote no report (see $log)");
+    my @bad = grep { $_->{verdict} ne 'ok' } @$base;
+    fail('the unmutated kernel does not pass: ' . join(', ', map { "$_->{name}: $_->{verdict}" } @bad)) if @bad;
+    my %dur;
+    $dur{$_->{file}} += $_->{seconds} // 0 for @$base;
+
+    # Each mutant's line is found in the mutate tree through the map from the series-applied file.
+    my %maps;
+    my %kills;    # kills per scenario file: the likeliest killers run first
+    my @res;
+    my $t0 = time;
+    my ($tb, $tr) = (0, 0);
+    for my $i (0 .. $#list) {
+        my $mu = $list[$i];
+        my $f = "$vdir/src/$mu->{file}";
+        $maps{$mu->{file}} //= line_map("$stree/$mu->{file}", $f);
+        my $tl = $maps{$mu->{file}}{$mu->{line}};
+        my @l = split /\n/, slurp($f), -1;
+        my %r = (id => $mu->{id}, file => $mu->{file}, line => $mu->{line}, op => $mu->{op},
+                 function => $mu->{function}, original => $mu->{original}, mutated => $mu->{mutated});
+        if (!defined $tl || $l[$tl - 1] ne $mu->{original}) {
+            $r{verdict} = 'not built';
+            $r{why} = 'the line is not in the mutate tree';
+            push @res, \%r;
+            next;
+        }
+        my $orig = slurp($f);
+        $l[$tl - 1] = $mu->{mutated};
+        spew($f, join("\n", @l));
+        my $b0 = time;
+        my $built = sh($log, @kmake) == 0;
+        $r{build_s} = sprintf('%.2f', time - $b0);
+        $tb += time - $b0;
+        spew($f, $orig);
+        if (!$built) {
+            $r{verdict} = 'not built';
+            $r{why} = 'does not compile';
+        } else {
+            my $r0 = time;
+            my @files = @scen;
+            if ($reach && $mu->{function} && $reach->{$mu->{function}}) {
+                @files = sort keys %{ $reach->{$mu->{function}} };
+            }
+            @files = sort { ($kills{$b} // 0) <=> ($kills{$a} // 0) || ($dur{$a} // 0) <=> ($dur{$b} // 0) } @files;
+            judge(\%r, \@files, \%kills, $kernel, $o->{timeout}, $out, $log);
+            $r{run_s} = sprintf('%.2f', time - $r0);
+            $tr += time - $r0;
+        }
+        push @res, \%r;
+        my $done = $i + 1;
+        my %c;
+        $c{$_->{verdict}}++ for @res;
+        my $left = (time - $t0) / $done * (@list - $done);
+        printf STDERR "\rmutate: %d/%d done, %d killed, %d survived, %d timeout, %d not built; about %d s left ",
+            $done, scalar @list, $c{killed} // 0, $c{survived} // 0, $c{timeout} // 0, $c{'not built'} // 0, $left
+            if -t STDERR;
+        printf "%s %s%s\n", $r{verdict}, $r{id}, $r{killed_by} ? " by $r{killed_by}[0]{name}" : '';
+    }
+    print STDERR "\n" if -t STDERR;
+    # The tree back as it was: the last mutant's file is restored, so rebuild the unmutated kernel.
+    sh($log, @kmake);
+    my $wall = time - $t0;
+    my $doc = { %doc, seconds => sprintf('%.1f', $wall), build_seconds => sprintf('%.1f', $tb),
+                run_seconds => sprintf('%.1f', $tr), reach => $reach ? JSON::PP::true : JSON::PP::false, results => \@res };
+    spew("$out/results.json", JSON::PP->new->canonical->pretty->encode($doc));
+    printf "mutate: %d mutants in %.0f s (%.0f per hour): building %.0f s, running %.0f s; %s\n",
+        scalar @list, $wall, $wall > 0 ? @list * 3600 / $wall : 0, $tb, $tr, "$out/results.json";
+    return 0;
+}
+
+# ---- Reports and the gate ----
+
+sub read_reasons {
+    my ($f) = @_;
+    my %r;
+    return \%r unless -f $f;
+    my $n = 0;
+    for (split /\n/, slurp($f)) {
+        $n++;
+        next if /^#/ || !/\S/;
+        my ($id, $why) = split /\t/, $_, 2;
+        ($why // '') =~ /\S/ or fail("$f:$n: want ID<TAB>REASON");
+        $r{$id} = $why;
+    }
+    return \%r;
+}
+
+sub html_escape { my $s = shift; $s =~ s/&/&amp;/g; $s =~ s/</&lt;/g; $s =~ s/>/&gt;/g; return $s }
+
+sub cmd_report {
+    my ($o, @inputs) = @_;
+    @inputs or usage();
+    my $g = $o->{gen};
+    my (%by_id, $total, $all, %gens);
+    my ($secs, $bsecs, $rsecs) = (0, 0, 0);
+    for my $in (@inputs) {
+        my $d = eval { decode_json(slurp($in)) } or fail("$in: not a results file: $@");
+        ref $d->{results} eq 'ARRAY' or fail("$in: no results");
+        $gens{$d->{generation} // '?'} = 1;
+        $total //= $d->{mutants_total};
+        ($d->{mutants_total} // -1) == $total or fail("$in: of another mutant set ($d->{mutants_total} mutants, not $total)");
+        $secs += $d->{seconds}; $bsecs += $d->{build_seconds}; $rsecs += $d->{run_seconds};
+        for my $r (@{ $d->{results} }) {
+            $r->{verdict} =~ /^(killed|survived|timeout|not built|error)$/ or fail("$in: $r->{id}: unknown verdict '$r->{verdict}'");
+            fail("$in: $r->{id} is in two results") if $by_id{$r->{id}};
+            $by_id{$r->{id}} = $r;
+        }
+    }
+    keys %gens == 1 or fail('results of several generations: ' . join(' ', sort keys %gens));
+    my $eq = read_reasons($o->{equivalent});
+    my %c;
+    my @unexplained;
+    for my $r (values %by_id) {
+        if ($r->{verdict} ne 'killed' && $eq->{$r->{id}}) { $r->{verdict} = 'equivalent'; $r->{why} = $eq->{$r->{id}} }
+        push @unexplained, $r->{id} if $r->{verdict} eq 'survived' || $r->{verdict} eq 'timeout' || $r->{verdict} eq 'error';
+        $c{$r->{verdict}}++;
+    }
+    # The score counts every mutant that was built: an equivalent one is explained, not killed, so a list of
+    # reasons cannot raise the score, and the threshold bounds how much of the series only has reasons.
+    my $scored = grep { $_->{verdict} ne 'not built' } values %by_id;
+    my $score = $scored ? 100 * ($c{killed} // 0) / $scored : 0;
+    my $threshold = 0;
+    for (split /\n/, slurp($o->{threshold})) { $threshold = $1 if /^score\s+(\d+(?:\.\d+)?)\s*$/ }
+    my $out = $o->{out};
+    make_path($out);
+    my @res = sort { $a->{file} cmp $b->{file} || $a->{line} <=> $b->{line} || $a->{id} cmp $b->{id} } values %by_id;
+    my $doc = { generation => (keys %gens)[0], mutants => scalar @res, counts => \%c, score => sprintf('%.1f', $score),
+                threshold => $threshold, seconds => $secs, build_seconds => $bsecs, run_seconds => $rsecs,
+                per_hour => $secs > 0 ? floor(@res * 3600 / $secs) : 0, results => \@res };
+    spew("$out/report.json", JSON::PP->new->canonical->pretty->encode($doc));
+    write_html($o, "$out/index.html", \@res, $doc);
+    printf "mutate: %s: %d mutants: %d killed, %d survived, %d timeout, %d equivalent, %d not built, %d error; score %.1f%% (threshold %s)\n",
+        $doc->{generation}, scalar @res, map({ $c{$_} // 0 } 'killed', 'survived', 'timeout', 'equivalent', 'not built', 'error'),
+        $score, $threshold;
+    printf "mutate: %.0f s (%d per hour): building %.0f s, running %.0f s\n", $secs, $doc->{per_hour}, $bsecs, $rsecs;
+    print "mutate: report $out/report.json, $out/index.html\n";
+    my $fail = 0;
+    if (@unexplained) {
+        print "mutate: not killed and no reason in $o->{equivalent}: $_\n" for sort @unexplained;
+        $fail = 1;
+    }
+    if ($score < $threshold) { print "mutate: score $score% below the threshold $threshold%\n"; $fail = 1 }
+    return $fail;
+}
+
+sub write_html {
+    my ($o, $path, $res, $doc) = @_;
+    my $g = $doc->{generation};
+    my $pristine = `"$top/uml-kernel/build.sh" --tree "$g"`;
+    chomp $pristine;
+    my ($stree) = series_tree($g, $pristine);
+    my %at;
+    push @{ $at{"$_->{file}:$_->{line}"} }, $_ for @$res;
+    my %files = map { $_->{file} => 1 } @$res;
+    my $h = "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>umlbed mutate: $g</title>\n"
+        . "<style>body{font-family:sans-serif} pre{margin:0} .l{white-space:pre;font-family:monospace}"
+        . " .k{background:#dfd} .s{background:#fcc} .e{background:#eee} .m{font-family:monospace;padding-left:4em;color:#800}</style>"
+        . "</head><body>\n<h1>Mutants of the $g series</h1>\n"
+        . sprintf('<p>%d mutants; score %s%% (threshold %s%%): %s.</p>', $doc->{mutants}, $doc->{score}, $doc->{threshold},
+                  join(', ', map { "$doc->{counts}{$_} $_" } sort keys %{ $doc->{counts} }))
+        . "<p>Green lines: every mutant killed. Red: a mutant survived, shown under its line. Grey: equivalent or not built.</p>\n";
+    for my $f (sort keys %files) {
+        $h .= '<h2>' . html_escape($f) . "</h2>\n<table>\n";
+        my @l = split /\n/, slurp("$stree/$f");
+        for my $n (1 .. @l) {
+            my $ms = $at{"$f:$n"} // [];
+            my $cls = !@$ms ? '' : (grep { $_->{verdict} =~ /^(survived|timeout|error)$/ } @$ms) ? 's'
+                    : (grep { $_->{verdict} eq 'killed' } @$ms) ? 'k' : 'e';
+            $h .= sprintf("<tr class=\"%s\"><td>%d</td><td class=\"l\">%s</td></tr>\n", $cls, $n, html_escape($l[$n - 1]));
+            for my $m (grep { $_->{verdict} ne 'killed' } @$ms) {
+                $h .= sprintf("<tr><td></td><td class=\"m\">%s %s: %s%s</td></tr>\n", html_escape($m->{verdict}),
+                              html_escape($m->{id}), html_escape($m->{mutated} =~ s/^\s+//r),
+                              $m->{why} ? ' (' . html_escape($m->{why}) . ')' : '');
+            }
+        }
+        $h .= "</table>\n";
+    }
+    spew($path, "$h</body></html>\n");
+}
+
+# ---- Main ----
+
+my $cmd = shift @ARGV // usage();
+my %o = (only => [], timeout => 30, threshold => "$top/tests/mutate/threshold", equivalent => "$top/tests/mutate/equivalent");
+GetOptionsFromArray(\@ARGV, \%o, 'gen=s', 'all', 'shard=s', 'only=s@', 'out=s', 'timeout=i', 'threshold=s', 'equivalent=s')
+    or usage();
+$o{gen} //= do { my $d = `"$gen_sh" default`; chomp $d; $d };
+if ($cmd eq 'list') {
+    my ($all) = mutants($o{gen}, $o{all});
+    for (shard_of($all, $o{shard})) {
+        my ($from, $to) = map { s/^\s+//r =~ s/\t/ /gr } $_->{original}, $_->{mutated};
+        print "$_->{id}\t$from\t$to\n";
+    }
+    exit 0;
+} elsif ($cmd eq 'run') {
+    my $tag = $o{shard} ? 'shard-' . ($o{shard} =~ s{/}{-of-}r) : 'all';
+    $o{out} //= "$BUILD/mutate/$o{gen}/$tag";
+    exit cmd_run(\%o);
+} elsif ($cmd eq 'report') {
+    $o{out} //= "$BUILD/mutate/$o{gen}/report";
+    exit cmd_report(\%o, @ARGV);
+}
+usage();
