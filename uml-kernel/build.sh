@@ -116,24 +116,59 @@ series_hash=$( { echo "$origin"; for p in "${patches[@]}"; do sha256sum < "$top/
 if [ "$(cat "$vdir/.series" 2>/dev/null)" != "$series_hash" ]; then
 	say PATCH "$variant (Linux $gen, ${#patches[@]} patches)"
 	old_touched=$(cat "$vdir/.touched" 2>/dev/null || true)
-	rm -rf "$src.new"
-	cp -al "$pristine" "$src.new"
-	for p in "${patches[@]}"; do
-		# patch(1) writes a new file for each one it changes, so the pristine links stay intact.
-		patch -d "$src.new" -p1 -s --no-backup-if-mismatch -i "$top/$p" ||
-			{ echo "build.sh: $p does not apply" >&2; rm -rf "$src.new"; exit 1; }
-	done
-	rm -rf "$src" && mv "$src.new" "$src"
 	new_touched=$(touched "${patches[@]/#/$top/}")
-	# A file that an earlier series changed is back to its old mtime now: make it look new to kbuild.
-	for f in $old_touched $new_touched; do
-		[ -e "$src/$f" ] && touch "$src/$f"
-	done
+	if [ -d "$src" ] && [ -f "$vdir/.touched" ] && [ "$(cat "$vdir/.origin" 2>/dev/null)" = "$origin" ]; then
+		# An edited series on the same pristine tree: apply it to copies of the files it or the old one touches,
+		# and replace in the tree only the files whose text changed. The others keep their times, so kbuild
+		# recompiles only what the edit changed (a patched header would otherwise rebuild half the kernel).
+		scratch=$vdir/.patch-scratch
+		rm -rf "$scratch" && mkdir -p "$scratch"
+		for f in $old_touched $new_touched; do
+			[ -e "$pristine/$f" ] || continue
+			mkdir -p "$scratch/$(dirname "$f")"
+			cp "$pristine/$f" "$scratch/$f"
+		done
+		for p in "${patches[@]}"; do
+			patch -d "$scratch" -p1 -s --no-backup-if-mismatch -i "$top/$p" ||
+				{ echo "build.sh: $p does not apply" >&2; rm -rf "$scratch"; exit 1; }
+		done
+		for f in $(printf '%s\n' "$old_touched" "$new_touched" | sort -u); do
+			if [ -e "$scratch/$f" ]; then
+				cmp -s "$scratch/$f" "$src/$f" && continue
+				mkdir -p "$src/$(dirname "$f")"
+				# A new file, never a write through a hard link into the pristine tree.
+				cp "$scratch/$f" "$src/$f.umlbed-new" && mv "$src/$f.umlbed-new" "$src/$f"
+			else
+				rm -f "$src/$f"
+			fi
+		done
+		rm -rf "$scratch"
+	else
+		rm -rf "$src.new"
+		cp -al "$pristine" "$src.new"
+		for p in "${patches[@]}"; do
+			# patch(1) writes a new file for each one it changes, so the pristine links stay intact.
+			patch -d "$src.new" -p1 -s --no-backup-if-mismatch -i "$top/$p" ||
+				{ echo "build.sh: $p does not apply" >&2; rm -rf "$src.new"; exit 1; }
+		done
+		rm -rf "$src" && mv "$src.new" "$src"
+		# A file that an earlier series changed is back to its old mtime now: make it look new to kbuild.
+		for f in $old_touched $new_touched; do
+			[ -e "$src/$f" ] && touch "$src/$f"
+		done
+	fi
 	echo "$new_touched" > "$vdir/.touched"
+	echo "$origin" > "$vdir/.origin"
 	echo "$series_hash" > "$vdir/.series"
 fi
 
-config_hash=$( { echo "$series_hash"; cat "${fragments[@]}"; } | sha256sum | cut -d' ' -f1)
+# .config depends on the fragments and on the Kconfig files of the tree, of which the patches change only those they
+# touch: an edit elsewhere in the series (a .c file) keeps the .config and its time, so kbuild rebuilds no more.
+kconfigs=()
+while read -r f; do
+	case $f in */Kconfig* | Kconfig*) kconfigs+=("$src/$f") ;; esac
+done <"$vdir/.touched"
+config_hash=$( { echo "$origin"; cat "${fragments[@]}" "${kconfigs[@]}"; } | sha256sum | cut -d' ' -f1)
 kmake=(make -C "$src" O="$obj" ARCH=um -j"$JOBS")
 if [ "$(cat "$vdir/.config-stamp" 2>/dev/null)" != "$config_hash" ] || [ ! -f "$obj/.config" ]; then
 	say CONFIG "$variant: tinyconfig + ${fragments[*]##*/}"

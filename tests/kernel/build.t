@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# build.t: uml-kernel/build.sh after an edit of the series replaces only the files whose text changed, and its tree is the one a fresh application gives.
+#
+# The edit → rebuild → verdict loop depends on it: a patched header that got a new time would rebuild half the
+# kernel, and a file left behind by an older series would build a kernel that is not the series. In a copy of the
+# tree's build scripts and series (so the checkout's own patches are never touched) and a build folder of its own,
+# the default generation's full variant is built, then: a one-line edit of the seed's patch, which must change
+# mm/memory.c alone and reach the kernel; and a patch of the test's own added to the variant and dropped again,
+# whose files must go back to the pristine text (the one it made removed). Each time the tree must equal a fresh
+# application of the series.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=${UMLBED_BUILD:-${BUILD:-$top/build}}
+gen_sh=$top/uml-kernel/generation.sh
+. "$top/tests/lib/strict.sh"
+. "$top/tests/lib/tap.sh"
+g=$("$gen_sh" default)
+pristine=$BUILD/src/$("$gen_sh" get "$g" source)
+[ -f "$pristine/Makefile" ] || prereq_skip_all "no pristine tree of $g in $pristine (make kernel)"
+T=$(mktemp -d "${TMPDIR:-/tmp}/build-t.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+mkdir -p "$T/top" "$T/build"
+cp -r "$top/uml-kernel" "$top/patches" "$T/top/"
+kvar=KSRC_${g//./_}
+build() { env BUILD="$T/build" "$kvar=$pristine" "$T/top/uml-kernel/build.sh" full >"$T/log" 2>&1; }
+vdir=$T/build/kernel/full
+src=$vdir/src
+
+# same_as_fresh: every file the variant's patches touch is, in the tree, what a fresh application gives.
+same_as_fresh() {
+	local fresh=$T/fresh f
+	local -a patches
+	rm -rf "$fresh" && mkdir -p "$fresh"
+	mapfile -t patches < <(grep -v -e '^#' -e '^[[:space:]]*$' -e '^generation[[:space:]]' -e '^config[[:space:]]' \
+		"$T/top/uml-kernel/variants/full")
+	while read -r f; do
+		[ -e "$pristine/$f" ] || continue
+		mkdir -p "$fresh/$(dirname "$f")" && cp "$pristine/$f" "$fresh/$f"
+	done < <(sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "${patches[@]/#/$T/top/}" | sort -u)
+	for p in "${patches[@]}"; do patch -d "$fresh" -p1 -s -i "$T/top/$p" || return 1; done
+	while read -r f; do
+		cmp -s "$fresh/$f" "$src/$f" || { echo "differs: $f"; return 1; }
+	done < <(cd "$fresh" && find . -type f)
+}
+
+build
+check "the full variant builds from scratch in its own folder" [ $? = 0 ]
+[ -x "$vdir/obj/linux" ] || { diag "$T/log"; echo "1..$n"; exit 1; }
+touch -d '2000-01-01' "$src/include/linux/mm.h" "$src/mm/memory.c" "$src/mm/internal.h"
+
+# A one-line edit of a comment in the seed's C code, in patch 0001.
+series=$("$gen_sh" get "$g" series)
+p1=$(ls "$T/top/$series"/0001-*.patch)
+mark="edited by build.t $$"
+sed -i "0,/^+ \* Context: Process context/s|^+ \* Context: Process context|+ * Context ($mark): Process context|" "$p1"
+check "the edit is in the patch" grep -q "$mark" "$p1"
+build
+check "the edited series builds" [ $? = 0 ]
+check "mm/memory.c has the edit" grep -q "$mark" "$src/mm/memory.c"
+check "mm/memory.c got a new time" [ "$(stat -c %Y "$src/mm/memory.c")" -gt 946684800 ]
+check "include/linux/mm.h kept its time (its text did not change)" [ "$(stat -c %Y "$src/include/linux/mm.h")" = 946684800 ]
+check "mm/internal.h kept its time" [ "$(stat -c %Y "$src/mm/internal.h")" = 946684800 ]
+check "the tree is what a fresh application of the series gives" same_as_fresh
+check "the pristine tree is untouched" not grep -q "$mark" "$pristine/mm/memory.c"
+
+# A patch of the test's own, added to the variant and then dropped: the file it changed goes back to the pristine
+# text, the file it made goes.
+doc=Documentation/process/howto.rst
+made=Documentation/umlbed-build-t.txt
+cp "$pristine/$doc" "$T/howto.rst"
+echo "A line that build.t adds." >>"$T/howto.rst"
+{
+	(cd "$T" && diff -u --label "a/$doc" --label "b/$doc" "$pristine/$doc" howto.rst)
+	printf -- '--- /dev/null\n+++ b/%s\n@@ -0,0 +1 @@\n+made by build.t\n' "$made"
+} >"$T/top/extra.patch"
+echo extra.patch >>"$T/top/uml-kernel/variants/full"
+build
+check "the variant with a patch more builds" [ $? = 0 ]
+check "the new patch made $made (the probe)" [ -f "$src/$made" ]
+check "... and changed $doc" not cmp -s "$pristine/$doc" "$src/$doc"
+sed -i '/^extra.patch$/d' "$T/top/uml-kernel/variants/full"
+build
+check "the variant without it builds" [ $? = 0 ]
+check "$made is gone" [ ! -e "$src/$made" ]
+check "$doc is pristine again" cmp -s "$pristine/$doc" "$src/$doc"
+check "the tree is what a fresh application of the series gives" same_as_fresh
+echo "1..$n"
