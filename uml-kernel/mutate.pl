@@ -342,16 +342,23 @@ sub shard_of {
 
 # ---- Building and running ----
 
+# The command running now, in a process group of its own: a signal to this script ends it first, so no build is
+# left writing an object after the mutant's source has been put back.
+my $child;
 sub sh {
     my ($log, @cmd) = @_;
     my $pid = fork // fail("fork: $!");
     if (!$pid) {
+        setpgrp(0, 0);
         open(STDOUT, '>>', $log) or exit 127;
         open(STDERR, '>&', \*STDOUT) or exit 127;
         exec @cmd or exit 127;
     }
+    $child = $pid;
     waitpid($pid, 0);
-    return $?;
+    my $st = $?;
+    undef $child;
+    return $st;
 }
 
 # The reach of each function: the scenario files of the runs that reached it (make coverage's reach.txt).
@@ -421,6 +428,28 @@ sub judge {
     }
 }
 
+# The file that holds a mutant now, if any; restore() puts its original back.
+my $mutated;
+# The original gets the time of now, newer than the mutant's object, so the next build compiles it again.
+sub put_back {
+    my ($f) = @_;
+    rename("$f.umlbed-orig", $f) or die "mutate: cannot put back $f: $!\n";
+    utime(undef, undef, $f) or die "mutate: cannot touch $f: $!\n";
+}
+sub restore {
+    return unless defined $mutated;
+    put_back($mutated);
+    undef $mutated;
+}
+for my $sig (qw(INT TERM HUP)) {
+    $SIG{$sig} = sub {
+        if (defined $child) { kill('TERM', -$child); waitpid($child, 0) }
+        restore();
+        print STDERR "\nmutate: stopped by SIG$sig; the tree is back as it was\n";
+        exit($sig eq 'INT' ? 130 : $sig eq 'TERM' ? 143 : 129);
+    };
+}
+
 sub cmd_run {
     my ($o) = @_;
     my $g = $o->{gen};
@@ -451,6 +480,12 @@ sub cmd_run {
     my $pristine = `"$top/uml-kernel/build.sh" --tree "$g"`;
     chomp $pristine;
     (my $kvar = "KSRC_$g") =~ s/\./_/g;
+    # A run killed while a mutant was in place left the original beside it.
+    for my $f (sort keys %{ { map { $_->{file} => 1 } @$all } }) {
+        next unless -e "$vdir/src/$f.umlbed-orig";
+        put_back("$vdir/src/$f");
+        note("put back $f, which a killed run had left mutated");
+    }
     note("building $variant in $vdir (log: $log)");
     {
         local $ENV{BUILD} = $mbuild;
@@ -498,13 +533,17 @@ sub cmd_run {
             next;
         }
         my $orig = slurp($f);
+        # The original is kept beside the file while the mutant is in place: a run that is killed there leaves it
+        # for the next run to put back, and a signal puts it back at once.
+        spew("$f.umlbed-orig", $orig);
+        $mutated = $f;
         $l[$tl - 1] = $mu->{mutated};
         spew($f, join("\n", @l));
         my $b0 = time;
         my $built = sh($log, @kmake) == 0;
         $r{build_s} = sprintf('%.2f', time - $b0);
         $tb += time - $b0;
-        spew($f, $orig);
+        restore();
         if (!$built) {
             $r{verdict} = 'not built';
             $r{why} = 'does not compile';

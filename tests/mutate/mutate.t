@@ -3,7 +3,8 @@
 #
 # The mutants are checked against the series itself: each one's line is a line a patch adds, and changed. The gate
 # is checked on results files written here: a survivor without a reason fails it, and so does a score below the
-# threshold (60 % here: one kill of three, the others explained, is below it); a reason passes it. The sharded run builds and runs three real mutants on the
+# threshold (60 % here: one kill of three, the others explained, is below it); a reason passes it. A SIGTERM while a
+# mutant is in the tree puts the original back. The sharded run builds and runs three real mutants on the
 # default generation's full kernel (its own tree under BUILD/mutate/), once whole and once in three shards.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -110,5 +111,22 @@ else
 	verdicts "$T/whole/results.json" | diag
 	check "each of the three mutants was built and run" \
 		jqt '[.results[] | select(.verdict == "killed" or .verdict == "survived")] | length == 3' "$T/whole/results.json"
+
+	# SIGTERM while a mutant is in the tree: the build is ended first, the original is put back with a new time.
+	id=${ids[0]}
+	file=$BUILD/mutate/kernel/full$("$gen_sh" get "$("$gen_sh" default)" suffix)/src/${id%%:*}
+	cp "$file" "$T/original"
+	"$mutate" run --only "$id" --out "$T/term" >"$T/term.out" 2>&1 &
+	pid=$!
+	# building: the mutant is in place, its original beside it, and its kbuild runs (bounded: a build takes seconds).
+	building() { [ -e "$file.umlbed-orig" ] && pgrep -f "O=$BUILD/mutate/" >/dev/null; }
+	for _ in $(seq 600); do building && break; sleep 0.1; done
+	check "the original waits beside the mutated file, and pgrep sees the build (the probes)" building
+	kill -TERM "$pid"
+	wait "$pid"
+	check "SIGTERM ends the run with 143" [ $? = 143 ]
+	check "... and puts the original back" cmp -s "$T/original" "$file"
+	check "... with no copy left beside it" [ ! -e "$file.umlbed-orig" ]
+	check "... and no build of the run still going" not pgrep -f "O=$BUILD/mutate/"
 fi
 echo "1..$n"
