@@ -3,8 +3,9 @@
 #
 #   mutate.pl list   [--gen GEN] [--all] [--shard K/N]          the mutants, one a line: ID<TAB>ORIGINAL<TAB>MUTATED
 #                                                                (the lines without their indentation)
-#   mutate.pl run    [--gen GEN] [--all] [--shard K/N] [--only ID]... [--out DIR] [--timeout S]
+#   mutate.pl run    [--gen GEN] [--all] [--shard K/N] [--only ID]... [--out DIR] [--timeout S] [--resume]
 #                    builds and runs each mutant, writes DIR/results.json (default BUILD/mutate/GEN/shard-K-of-N)
+#                    after each one; --resume keeps the results of a stopped run of the same mutant set
 #   mutate.pl report [--gen GEN] [--out DIR] [--threshold F] [--equivalent F] RESULTS.json...
 #                    joins results (shards), writes DIR/report.json and DIR/index.html, and fails (exit 1) when the
 #                    score is below the threshold (tests/mutate/threshold) or when a mutant that was built and not
@@ -35,6 +36,7 @@ use File::Path qw(make_path remove_tree);
 use File::Temp qw(tempdir);
 use Getopt::Long qw(GetOptionsFromArray);
 use JSON::PP;
+use List::Util qw(max);
 use POSIX qw(floor);
 use Time::HiRes qw(time);
 
@@ -394,11 +396,48 @@ sub run_files {
     return $r->{results} // [];
 }
 
+# run_stream(KERNEL, TIMEOUT, LOG, NAMES, FILES): one runner over FILES that is stopped (SIGINT, which it cleans up
+# after) at the first run that is FAILED, CRASHED or TIMEOUT, read from its TAP as the runs end: a mutant that
+# breaks the kernel costs one run's time, not every run's. The runs seen, as { name, verdict, file }.
+sub run_stream {
+    my ($kernel, $timeout, $log, $names, @files) = @_;
+    pipe(my $r, my $w) or fail("pipe: $!");
+    my $pid = fork // fail("fork: $!");
+    if (!$pid) {
+        setpgrp(0, 0);
+        close $r;
+        open(STDOUT, '>&', $w) or exit 127;
+        open(STDERR, '>>', $log) or exit 127;
+        exec("$BUILD/runner/umlbed", 'run', '-j', $ENV{JOBS} // 'auto', '--timeout', $timeout, '--kernel', $kernel,
+             @files) or exit 127;
+    }
+    close $w;
+    $child = $pid;
+    open(my $lh, '>>', $log) or fail("$log: $!");
+    my (@runs, $stopped);
+    while (my $l = <$r>) {
+        print $lh $l;
+        next if $stopped;
+        my ($name, $verdict);
+        if ($l =~ /^not ok \d+ - (.*) # (FAILED|CRASHED|TIMEOUT|ERROR)\s*$/) { ($name, $verdict) = ($1, $2) }
+        elsif ($l =~ /^ok \d+ - (.*?)(?: # SKIP.*)?\s*$/) { ($name, $verdict) = ($1, 'ok') }
+        else { next }
+        $name =~ s/\\#/#/g;
+        push @runs, { name => $name, verdict => $verdict, file => $names->{$name} // '' };
+        if ($verdict =~ /^(FAILED|CRASHED|TIMEOUT)$/) { kill('INT', $pid); $stopped = 1 }
+    }
+    waitpid($pid, 0);
+    undef $child;
+    close $lh;
+    return \@runs;
+}
+
 # judge(R, FILES, KILLS, ...): runs FILES on the mutant's kernel until one kills it. The files that killed earlier
-# mutants run first, one at a time (most mutants die there); the rest run together in one runner. A FAILED or
-# CRASHED run kills only when its file, run again alone at -j 1, fails again.
+# mutants run first, one at a time (most mutants die there); the rest run together in one runner, stopped at its
+# first failure. A FAILED or CRASHED run kills only when its file, run again alone at -j 1, fails again; a run that
+# timed out ends the judging as "timeout", which is not a kill.
 sub judge {
-    my ($r, $files, $kills, $kernel, $timeout, $out, $log) = @_;
+    my ($r, $files, $kills, $kernel, $timeout, $out, $log, $names) = @_;
     my @first = grep { $kills->{$_} } @$files;
     splice(@first, 3) if @first > 3;
     my %in_first = map { $_ => 1 } @first;
@@ -407,24 +446,32 @@ sub judge {
     $r->{verdict} = 'survived';
     $r->{runs} = 0;
     for my $stage (@stages) {
-        my $res = run_files($kernel, "$out/mutant.json", $timeout, $log, @$stage);
-        if (!$res) { $r->{verdict} = 'error'; $r->{why} = "the runner wrote no report for @$stage"; return }
+        my $res = run_stream($kernel, $timeout, $log, $names, @$stage);
         $r->{runs} += @$res;
         my @k = grep { $_->{verdict} eq 'FAILED' || $_->{verdict} eq 'CRASHED' } @$res;
-        my %seen;
-        for my $sf (grep { !$seen{$_}++ } map { $_->{file} } @k) {
+        for my $k (@k) {
+            my $sf = $k->{file} or next;
             local $ENV{JOBS} = 1;
             my $again = run_files($kernel, "$out/confirm.json", $timeout, $log, $sf) // [];
-            my %n = map { $_->{name} => $_->{verdict} } @$again;
-            my @c = grep { $_->{file} eq $sf && ($n{$_->{name}} // '') =~ /^(FAILED|CRASHED)$/ } @k;
+            my @c = grep { $_->{name} eq $k->{name} && $_->{verdict} =~ /^(FAILED|CRASHED)$/ } @$again;
             next unless @c;
             $r->{verdict} = 'killed';
             $r->{killed_by} = [map { { name => $_->{name}, verdict => $_->{verdict},
-                                       file => ($_->{file} =~ s{^\Q$top/\E}{}r) } } @c];
+                                       file => ($sf =~ s{^\Q$top/\E}{}r) } } @c];
             $kills->{$sf}++;
             return;
         }
-        $r->{verdict} = 'timeout' if $r->{verdict} eq 'survived' && grep { $_->{verdict} eq 'TIMEOUT' } @$res;
+        if (grep { $_->{verdict} eq 'TIMEOUT' } @$res) {
+            $r->{verdict} = 'timeout';
+            $r->{why} = 'a run timed out: ' . join(', ', map { $_->{name} } grep { $_->{verdict} eq 'TIMEOUT' } @$res);
+            return;
+        }
+        if (@k) {
+            # A failure that did not fail again alone stopped this stage early: run the stage whole.
+            my $all = run_files($kernel, "$out/mutant.json", $timeout, $log, @$stage) // [];
+            $r->{runs} += @$all;
+            $r->{unconfirmed} = [map { $_->{name} } @k];
+        }
     }
 }
 
@@ -505,12 +552,25 @@ sub cmd_run {
     my @scen = glob("$top/scenarios/*.lua");
     note('no coverage reach data (make coverage): every mutant runs the whole suite') unless $reach;
     # The baseline: the unmutated kernel must pass every scenario, and gives each file's duration.
-    my $base = run_files($kernel, "$out/baseline.json", $o->{timeout}, $log, @scen)
+    my $base = run_files($kernel, "$out/baseline.json", 60, $log, @scen)
         // fail("the baseline run wrote no report (see $log)");
     my @bad = grep { $_->{verdict} ne 'ok' } @$base;
     fail('the unmutated kernel does not pass: ' . join(', ', map { "$_->{name}: $_->{verdict}" } @bad)) if @bad;
     my %dur;
     $dur{$_->{file}} += $_->{seconds} // 0 for @$base;
+    my %names = map { $_->{name} => $_->{file} } @$base;
+    # A mutant's run is bounded by ten times the slowest unmutated run (at least 10 s), unless --timeout says:
+    # a mutant that hangs the kernel is "timeout" within that bound instead of holding the run list.
+    my ($slowest) = sort { $b <=> $a } map { $_->{seconds} // 0 } @$base;
+    my $timeout = $o->{timeout} // max(10, POSIX::ceil(10 * ($slowest // 1)));
+    note("each run of a mutant is bounded by $timeout s");
+    # --resume: the mutants a stopped run of the same set has judged keep their results.
+    my %done;
+    if ($o->{resume} && -f "$out/results.json") {
+        my $old = eval { decode_json(slurp("$out/results.json")) } // {};
+        if (($old->{mutants_total} // -1) == @$all) { $done{$_->{id}} = $_ for @{ $old->{results} // [] } }
+        note(scalar(keys %done) . " mutants judged already ($out/results.json)");
+    }
 
     # Each mutant's line is found in the mutate tree through the map from the series-applied file.
     my %maps;
@@ -520,6 +580,7 @@ sub cmd_run {
     my ($tb, $tr) = (0, 0);
     for my $i (0 .. $#list) {
         my $mu = $list[$i];
+        if ($done{$mu->{id}}) { push @res, $done{$mu->{id}}; next }
         my $f = "$vdir/src/$mu->{file}";
         $maps{$mu->{file}} //= line_map("$stree/$mu->{file}", $f);
         my $tl = $maps{$mu->{file}}{$mu->{line}};
@@ -554,11 +615,14 @@ sub cmd_run {
                 @files = sort keys %{ $reach->{$mu->{function}} };
             }
             @files = sort { ($kills{$b} // 0) <=> ($kills{$a} // 0) || ($dur{$a} // 0) <=> ($dur{$b} // 0) } @files;
-            judge(\%r, \@files, \%kills, $kernel, $o->{timeout}, $out, $log);
+            judge(\%r, \@files, \%kills, $kernel, $timeout, $out, $log, \%names);
             $r{run_s} = sprintf('%.2f', time - $r0);
             $tr += time - $r0;
         }
         push @res, \%r;
+        # The results so far, so that a stopped run can be resumed (--resume).
+        spew("$out/results.json", JSON::PP->new->canonical->pretty->encode({ %doc, partial => JSON::PP::true,
+              seconds => 0, build_seconds => 0, run_seconds => 0, results => \@res }));
         my $done = $i + 1;
         my %c;
         $c{$_->{verdict}}++ for @res;
@@ -608,6 +672,7 @@ sub cmd_report {
     for my $in (@inputs) {
         my $d = eval { decode_json(slurp($in)) } or fail("$in: not a results file: $@");
         ref $d->{results} eq 'ARRAY' or fail("$in: no results");
+        fail("$in: the partial results of a stopped run (run it again with --resume)") if $d->{partial};
         $gens{$d->{generation} // '?'} = 1;
         $total //= $d->{mutants_total};
         ($d->{mutants_total} // -1) == $total or fail("$in: of another mutant set ($d->{mutants_total} mutants, not $total)");
@@ -693,8 +758,9 @@ sub write_html {
 # ---- Main ----
 
 my $cmd = shift @ARGV // usage();
-my %o = (only => [], timeout => 30, threshold => "$top/tests/mutate/threshold", equivalent => "$top/tests/mutate/equivalent");
-GetOptionsFromArray(\@ARGV, \%o, 'gen=s', 'all', 'shard=s', 'only=s@', 'out=s', 'timeout=i', 'threshold=s', 'equivalent=s')
+my %o = (only => [], threshold => "$top/tests/mutate/threshold", equivalent => "$top/tests/mutate/equivalent");
+GetOptionsFromArray(\@ARGV, \%o, 'gen=s', 'all', 'shard=s', 'only=s@', 'out=s', 'timeout=i', 'threshold=s', 'equivalent=s',
+    'resume')
     or usage();
 $o{gen} //= do { my $d = `"$gen_sh" default`; chomp $d; $d };
 if ($cmd eq 'list') {
