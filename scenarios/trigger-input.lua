@@ -72,6 +72,7 @@ local cases = {
   { "/shared/f 0 4096\n", "ok", "one trailing newline, as echo writes it", "-FFF" },
   { "  /shared/f\t0  4096  seed\tkeep  ", "ok", "blanks and tabs around words", "-FFF" },
   { "/shared/f 4106 0X1000", "ok", "0X is hex too", "F-FF" },
+  { "/shared/f 0x1 0x1", "ok", "one hex digit each, the shortest hex (byte 1, one byte: page 0)", "-FFF" },
   { "/shared/f 0xFFFFFFFFFFFFFFFF 18446744073709551615", "ok", "2^64-1 both ways (zaps nothing)", "FFFF" },
   { "//shared//f 0x1000 0x1000 unmap drop", "ok", "a path with doubled slashes", "F-FF" },
   { "/shared/f " .. ("0"):rep(3895) .. "8192 4096", "ok", "a 3899-digit offset (a write just under a page)", "FF-F" },

@@ -3,7 +3,7 @@
 . "$(dirname "$0")/common.sh"
 C=$SRC/docs/ci
 command -v yamllint >/dev/null || prereq_skip_all "no yamllint (Debian package yamllint; make deps installs it)"
-for f in github-actions.yml gitlab-ci.yml kubernetes-job.yml; do
+for f in github-actions.yml gitlab-ci.yml gitlab-mutate.yml kubernetes-job.yml; do
   yamllint -s -c "$C/.yamllint" "$C/$f" >"$T/lint" 2>&1
   check "yamllint --strict: $f" [ $? = 0 ]
   [ -s "$T/lint" ] && diag "$T/lint"
@@ -20,6 +20,10 @@ s = d["jobs"]["build"]["steps"]; sys.exit(not any("patches/" in x.get("run", "")
 check "GitLab: parallel shards (CI_NODE_INDEX) and a merge job publishing JUnit" py '
 sys.exit(not (d["shards"]["parallel"] == 4 and "--pack" in " ".join(d["shards"]["script"])
   and d["merge"]["artifacts"]["reports"]["junit"] == "umlbed.xml"))' "$C/gitlab-ci.yml"
+check "GitLab mutate: 3 parallel shards of mutate.pl run --shard, a report job joining their results" py '
+m = d["mutants"]; r = d["mutation-report"]; run = " ".join(m["script"]); rep = " ".join(r["script"])
+sys.exit(not (m["parallel"] == 3 and "mutate.pl run --shard \"$CI_NODE_INDEX/$CI_NODE_TOTAL\"" in run
+  and "mutate.pl report" in rep and "mutate-*/results.json" in rep and r["needs"] == ["mutants"]))' "$C/gitlab-mutate.yml"
 check "Kubernetes: an Indexed Job with UMLBED_SHARD_TOTAL equal to its completions" py '
 s = d["spec"]; c = s["template"]["spec"]["containers"][0]; env = {e["name"]: e["value"] for e in c["env"]}
 sys.exit(not (d["kind"] == "Job" and s["completionMode"] == "Indexed" and int(env["UMLBED_SHARD_TOTAL"]) == s["completions"]))' "$C/kubernetes-job.yml"
