@@ -88,6 +88,19 @@ return {
     local vm, ps, f, m = b.vm, b.ps, b.file, b.map
     local before = assert(vm:stats())
     local refused, accepted = 0, 0
+    -- The stats file itself, byte for byte in form: one "name value" line per counter (the ABI's list, in its
+    -- order) and nothing else, so a parser that skips stray bytes cannot hide them.
+    local raw = assert(vm:readfile("/sys/kernel/mm/invalidate_mmap_range/stats"))
+    local names = {}
+    for line in raw:gmatch("([^\n]*)\n") do
+      names[#names + 1] = line:match("^([a-z_]+) %d+$") or ("bad line: " .. line)
+    end
+    local abi = { "calls", "failures", "seed_calls", "unmap_calls", "unmap_keep_cows_calls", "cache_drops",
+      "last_seed_vmas_visited", "last_seed_vmas_zapped", "last_call_ns" }
+    t:eq(abi, names, "stats: the ABI's lines, in order")
+    t:eq("", (raw:gsub("[^\n]*\n", "")), "stats: nothing after the last line")
+    -- The counters below are read through that format: a wrong one ends the run here, as a failure.
+    if table.concat(names, " ") ~= table.concat(abi, " ") then return end
 
     -- The counters a write must move, from the specification: refused writes count in calls and failures
     -- only; an accepted one counts its impl's call, its drop, and for seed the VMAs of the one mapping it met.

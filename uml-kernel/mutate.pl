@@ -5,7 +5,7 @@
 #                                                                (the lines without their indentation)
 #   mutate.pl run    [--gen GEN] [--all] [--shard K/N] [--only ID]... [--out DIR] [--timeout S] [--resume]
 #                    builds and runs each mutant, writes DIR/results.json (default BUILD/mutate/GEN/shard-K-of-N)
-#                    after each one; --resume keeps the results of a stopped run of the same mutant set
+#                    after each one; --resume keeps the results DIR holds of the same mutants (same id and change)
 #   mutate.pl report [--gen GEN] [--out DIR] [--threshold F] [--equivalent F] RESULTS.json...
 #                    joins results (shards), writes DIR/report.json and DIR/index.html, and fails (exit 1) when the
 #                    score is below the threshold (tests/mutate/threshold) or when a mutant that was built and not
@@ -243,8 +243,9 @@ sub candidates {
     # ret: a returned value, an error code, a boolean constant.
     if ($m =~ /\breturn\s+([^;]+);/) {
         my ($at, $len, $v) = ($-[1], length $1, $1);
-        push @c, ['ret', $at, $len, '0'] unless $v =~ /^\s*0\s*$/;
-        push @c, ['ret', $at, $len, '1'] if $v =~ /^\s*(0|false)\s*$/;
+        # (0 for NULL or false would change nothing; false becomes true below.)
+        push @c, ['ret', $at, $len, '0'] unless $v =~ /^\s*(?:0|NULL|false)\s*$/;
+        push @c, ['ret', $at, $len, '1'] if $v =~ /^\s*0\s*$/;
     }
     while ($m =~ /-(E[A-Z0-9]+)\b/g) {
         push @c, ['ret', $-[1], length $1, $1 eq 'EINVAL' ? 'EPERM' : 'EINVAL'];
@@ -564,12 +565,19 @@ sub cmd_run {
     my ($slowest) = sort { $b <=> $a } map { $_->{seconds} // 0 } @$base;
     my $timeout = $o->{timeout} // max(10, POSIX::ceil(10 * ($slowest // 1)));
     note("each run of a mutant is bounded by $timeout s");
-    # --resume: the mutants a stopped run of the same set has judged keep their results.
-    my %done;
+    # --resume: a mutant that an earlier run in DIR judged keeps its result, if it is the same mutant (same id,
+    # same line, same change): a stopped run goes on, and after a generator or series change only what changed runs.
+    my (%done, %prev);
     if ($o->{resume} && -f "$out/results.json") {
         my $old = eval { decode_json(slurp("$out/results.json")) } // {};
-        if (($old->{mutants_total} // -1) == @$all) { $done{$_->{id}} = $_ for @{ $old->{results} // [] } }
+        my %now = map { $_->{id} => $_ } @$all;
+        for my $r (@{ $old->{results} // [] }) {
+            my $m = $now{$r->{id}} or next;
+            $done{$r->{id}} = $r if $m->{original} eq $r->{original} && $m->{mutated} eq $r->{mutated};
+        }
         note(scalar(keys %done) . " mutants judged already ($out/results.json)");
+        # Their time counts: the figures stay those of judging the whole set.
+        $prev{$_} = $old->{$_} // 0 for qw(seconds build_seconds run_seconds);
     }
 
     # Each mutant's line is found in the mutate tree through the map from the series-applied file.
@@ -622,7 +630,9 @@ sub cmd_run {
         push @res, \%r;
         # The results so far, so that a stopped run can be resumed (--resume).
         spew("$out/results.json", JSON::PP->new->canonical->pretty->encode({ %doc, partial => JSON::PP::true,
-              seconds => 0, build_seconds => 0, run_seconds => 0, results => \@res }));
+              seconds => sprintf('%.1f', time - $t0 + ($prev{seconds} // 0)),
+              build_seconds => sprintf('%.1f', $tb + ($prev{build_seconds} // 0)),
+              run_seconds => sprintf('%.1f', $tr + ($prev{run_seconds} // 0)), results => \@res }));
         my $done = $i + 1;
         my %c;
         $c{$_->{verdict}}++ for @res;
@@ -636,6 +646,9 @@ sub cmd_run {
     # The tree back as it was: the last mutant's file is restored, so rebuild the unmutated kernel.
     sh($log, @kmake);
     my $wall = time - $t0;
+    $wall += $prev{seconds} // 0;
+    $tb += $prev{build_seconds} // 0;
+    $tr += $prev{run_seconds} // 0;
     my $doc = { %doc, seconds => sprintf('%.1f', $wall), build_seconds => sprintf('%.1f', $tb),
                 run_seconds => sprintf('%.1f', $tr), reach => $reach ? JSON::PP::true : JSON::PP::false, results => \@res };
     spew("$out/results.json", JSON::PP->new->canonical->pretty->encode($doc));

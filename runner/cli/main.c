@@ -72,6 +72,7 @@ static const char *usage =
     "       umlbed bench [--out DIR] [options] [FILE|DIR]...   (umlbed bench --help)\n"
     "       umlbed merge [--json FILE] [--junit FILE] SHARD.json...\n"
     "       umlbed boot --root DIR --dir DIR [--kernel PATH] ...   (umlbed boot --help)\n"
+    "       umlbed mutate list|run|report [--gen GEN] [--all] [--shard K/N] ...   (docs/mutate.md)\n"
     "\n"
     "Runs Lua scenarios, each in its own User-Mode Linux instance, and prints TAP.\n"
     "Without FILE or DIR, runs ./scenarios.\n"
@@ -956,6 +957,35 @@ static int run_command(int argc, char **argv) {
   return status;
 }
 
+/* umlbed mutate ARGS: mutation testing of the series (docs/mutate.md). Its driver is uml-kernel/mutate.pl of the
+ * source tree that holds BUILD, which it needs anyway (the series, the scenarios, a kernel tree to mutate). */
+static int mutate_main(int argc, char **argv) {
+  char *bdir = build_dir();
+  char script[PATH_MAX];
+  (void)argc;
+  if (bdir == NULL || umb_path(script, sizeof script, "%s/../uml-kernel/mutate.pl", bdir)) {
+    fprintf(stderr, "umlbed mutate: no path to the driver\n");
+    free(bdir);
+    return 2;
+  }
+  if (access(script, X_OK)) {
+    fprintf(stderr, "umlbed mutate: %s: %s (mutation testing runs in a checkout of umlbed)\n", script, strerror(errno));
+    free(bdir);
+    return 2;
+  }
+  /* The driver builds and runs with this runner's build folder unless the caller names another. */
+  if (setenv("BUILD", bdir, 0)) {
+    fprintf(stderr, "umlbed mutate: setenv: %s\n", strerror(errno));
+    free(bdir);
+    return 2;
+  }
+  free(bdir);
+  argv[1] = script;
+  execv(script, argv + 1);
+  fprintf(stderr, "umlbed mutate: %s: %s\n", script, strerror(errno));
+  return 2;
+}
+
 int main(int argc, char **argv) {
   /* The host opens the bindings in every scenario's state; it knows them only through this registration. */
   umb_host_register(&umb_lua_module);
@@ -968,6 +998,7 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "bench")) return umb_bench_main(argc, argv);
   if (!strcmp(cmd, "boot")) return umb_boot_main(argc, argv);
   if (!strcmp(cmd, "merge")) return umb_merge_main(argc, argv);
+  if (!strcmp(cmd, "mutate")) return mutate_main(argc, argv);
   for (int i = 2; i < argc; i++)
     if (!strcmp(argv[i], "--pack") || !strncmp(argv[i], "--pack=", 7)) return umb_pack_main(argc, argv);
   if (strcmp(cmd, "run") && strcmp(cmd, "list") && strcmp(cmd, "fuzz")) {

@@ -96,6 +96,8 @@ kernel=$BUILD/kernel/full$("$gen_sh" get "$("$gen_sh" default)" suffix)/obj/linu
 if [ ! -x "$kernel" ] || [ ! -x "$BUILD/runner/umlbed" ]; then
 	prereq_skip "no built full kernel and runner (make kernel runner)"
 else
+	"$BUILD/runner/umlbed" mutate list --gen "$("$gen_sh" default)" >"$T/umlbed-list"
+	check "umlbed mutate runs the driver" cmp -s "$T/umlbed-list" <("$mutate" list)
 	# Three mutants of three operators, whatever the series' line numbers are now.
 	"$mutate" list >"$T/list"
 	ids=()
