@@ -415,9 +415,19 @@ sub run_stream {
     close $w;
     $child = $pid;
     open(my $lh, '>>', $log) or fail("$log: $!");
-    my (@runs, $stopped);
+    my (@runs, $stopped, $timed_out);
     while (my $l = <$r>) {
         print $lh $l;
+        # A run that timed out is followed by its diagnostics: whether the kernel reported something before the hang.
+        if ($timed_out) {
+            if ($l =~ /^#\s+vm\d+: console at the timeout \((kernel \w+|lockdep report)[^)]*\)/) {
+                $timed_out->{report} = $1;
+            }
+            next if $l =~ /^#/;
+            kill('INT', $pid);
+            undef $timed_out;
+            $stopped = 1;
+        }
         next if $stopped;
         my ($name, $verdict);
         if ($l =~ /^not ok \d+ - (.*) # (FAILED|CRASHED|TIMEOUT|ERROR)\s*$/) { ($name, $verdict) = ($1, $2) }
@@ -425,12 +435,20 @@ sub run_stream {
         else { next }
         $name =~ s/\\#/#/g;
         push @runs, { name => $name, verdict => $verdict, file => $names->{$name} // '' };
-        if ($verdict =~ /^(FAILED|CRASHED|TIMEOUT)$/) { kill('INT', $pid); $stopped = 1 }
+        if ($verdict eq 'TIMEOUT') { $timed_out = $runs[-1] }
+        elsif ($verdict =~ /^(FAILED|CRASHED)$/) { kill('INT', $pid); $stopped = 1 }
     }
     waitpid($pid, 0);
     undef $child;
     close $lh;
     return \@runs;
+}
+
+# crashed_hang(RUN): a run of the JSON report that timed out after a kernel report.
+sub crashed_hang {
+    my ($run) = @_;
+    return $run->{verdict} eq 'TIMEOUT'
+        && ($run->{diag} // '') =~ /console at the timeout \((kernel \w+|lockdep report)/;
 }
 
 # judge(R, FILES, KILLS, ...): runs FILES on the mutant's kernel until one kills it. The files that killed earlier
@@ -449,12 +467,15 @@ sub judge {
     for my $stage (@stages) {
         my $res = run_stream($kernel, $timeout, $log, $names, @$stage);
         $r->{runs} += @$res;
-        my @k = grep { $_->{verdict} eq 'FAILED' || $_->{verdict} eq 'CRASHED' } @$res;
+        # A run that hung after a kernel report (a WARNING, lockdep, BUG, KASAN) is a crash: the kernel said what
+        # went wrong before it stopped answering.
+        my @k = grep { $_->{verdict} eq 'FAILED' || $_->{verdict} eq 'CRASHED' || $_->{report} } @$res;
         for my $k (@k) {
             my $sf = $k->{file} or next;
             local $ENV{JOBS} = 1;
             my $again = run_files($kernel, "$out/confirm.json", $timeout, $log, $sf) // [];
-            my @c = grep { $_->{name} eq $k->{name} && $_->{verdict} =~ /^(FAILED|CRASHED)$/ } @$again;
+            my @c = grep { $_->{name} eq $k->{name} && ($_->{verdict} =~ /^(FAILED|CRASHED)$/ || crashed_hang($_)) }
+                @$again;
             next unless @c;
             $r->{verdict} = 'killed';
             $r->{killed_by} = [map { { name => $_->{name}, verdict => $_->{verdict},
@@ -462,7 +483,7 @@ sub judge {
             $kills->{$sf}++;
             return;
         }
-        if (grep { $_->{verdict} eq 'TIMEOUT' } @$res) {
+        if (grep { $_->{verdict} eq 'TIMEOUT' && !$_->{report} } @$res) {
             $r->{verdict} = 'timeout';
             $r->{why} = 'a run timed out: ' . join(', ', map { $_->{name} } grep { $_->{verdict} eq 'TIMEOUT' } @$res);
             return;
@@ -729,7 +750,7 @@ sub cmd_report {
         print "mutate: not killed and no reason in $o->{equivalent}: $_\n" for sort @unexplained;
         $fail = 1;
     }
-    if ($score < $threshold) { print "mutate: score $score% below the threshold $threshold%\n"; $fail = 1 }
+    if ($score < $threshold) { printf "mutate: score %.2f%% below the threshold %s%%\n", $score, $threshold; $fail = 1 }
     return $fail;
 }
 
