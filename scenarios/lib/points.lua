@@ -109,10 +109,18 @@ function H:status()
   return all[self.name] or { name = self.name, state = "unknown" }
 end
 
+-- The wait is cut into slices of at most a second, each a round trip to the host: under time-travel an idle guest's
+-- clock jumps to its next timer, and a slice can end before the host has sent the request that reaches the point;
+-- between slices the host sends it. The total is still the guest's clock, as before.
 function H:wait(seconds)
   local ms = math.floor((seconds or 20 * scale()) * 1000)
   assert(ms >= 1 and ms <= 3600000, "points: wait wants 0.001 to 3600 seconds")
-  local n, err, ename = write(self, "wait", ("%s %d"):format(self.name, ms))
+  local left, n, err, ename = ms
+  repeat
+    local slice = math.min(left, 1000)
+    n, err, ename = write(self, "wait", ("%s %d"):format(self.name, slice))
+    left = left - slice
+  until n or ename ~= "ETIMEDOUT" or left <= 0
   if n then return true end
   if ename == "ETIMEDOUT" then
     local st = self:status() or {}
