@@ -127,6 +127,8 @@ void umb_lua_open_file(lua_State *L);
 void umb_lua_open_t(lua_State *L);
 void umb_lua_open_task(lua_State *L);
 void umb_lua_open_loopctl(lua_State *L);
+/* package.preload gets the bed library compiled into the runner (bedlib.c). */
+void umb_lua_preload_bedlib(lua_State *L);
 
 /* Create a metatable with methods, metamethods and an __index that falls back to getter(L)
  * for fields (getter gets the object at 1 and the key at 2, returns 0 for "no such field"). */

@@ -75,6 +75,7 @@ int luaopen_umlbed(lua_State *L) {
   umb_lua_open_t(L);
   umb_lua_open_task(L);
   umb_lua_open_loopctl(L);
+  umb_lua_preload_bedlib(L);
   luaL_newlib(L, funcs);
   lua_pushinteger(L, UMB_PROTOCOL_VERSION);
   lua_setfield(L, -2, "protocol");

@@ -10,8 +10,8 @@
 --
 -- Fault counts (minor + major) are exact: clean pages, read accesses, one fault per missing
 -- page, and sharers forked after the owner mapped the file fault their own PTEs.
-local bed = require "lib.bed"
-local pd = require "lib.pagedata"
+local bed = require "umlbed.bed"
+local pd = require "umlbed.pagedata"
 
 local NPAGES, SHARERS = 4, 3
 

@@ -12,7 +12,7 @@
 -- sharers fault the range in loops on a loop control. The rounds run between ctl:wait() and ctl:stop(), so
 -- every invalidation meets every loop live by construction. No fault counts: how many faults a loop takes
 -- depends on how the invalidations interleave with it.
-local bed = require "lib.bed"
+local bed = require "umlbed.bed"
 local umlbed = require "umlbed"
 
 local NPAGES, SHARERS, WRITERS, ROUNDS = 64, 2, 3, 200

@@ -21,7 +21,7 @@
 -- Fault counts are not compared: PTEs that fork copies start old in UML (an extra fault on
 -- first access) and written shared pages take write-protect faults, so counts depend on each
 -- set-up's history; the other scenarios count faults where they are exact.
-local pd = require "lib.pagedata"
+local pd = require "umlbed.pagedata"
 
 local FILEPAGES = 12
 

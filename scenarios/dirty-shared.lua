@@ -12,7 +12,7 @@
 -- Fault counts are not checked: a written shared page takes a read fault and a write
 -- (dirty-tracking) fault, and writeback can write-protect it again at any time, which adds
 -- faults this scenario does not control. Page states and data are exact.
-local bed = require "lib.bed"
+local bed = require "umlbed.bed"
 
 local NPAGES = 4
 

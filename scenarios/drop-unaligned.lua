@@ -17,7 +17,7 @@
 -- the drop's own unmapping hides it from the shared mapping.
 --
 -- No fault counts: the data reads fault pages in, and the scenario pins what they read.
-local pd = require "lib.pagedata"
+local pd = require "umlbed.pagedata"
 
 local NPAGES = 6
 

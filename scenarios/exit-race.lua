@@ -21,8 +21,8 @@
 -- either way. No fault counts: nothing is counted here.
 --
 -- Rounds: 10 per combination in the suite (each one meets the window); `--param rounds=N` for more.
-local bed = require "lib.bed"
-local points = require "lib.points"
+local bed = require "umlbed.bed"
+local points = require "umlbed.points"
 
 local ROUNDS, NPAGES = 10, 16
 

@@ -15,7 +15,7 @@
 -- the guest's log is checked too). A point armed and never hit fails its interleaving, naming it.
 -- A failing interleaving is named in the failure; --param only=LABEL runs that one alone.
 local umlbed = require "umlbed"
-local points = require "lib.points"
+local points = require "umlbed.points"
 
 local NP = 4
 local W_POINTS = {

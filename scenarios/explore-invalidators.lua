@@ -14,7 +14,7 @@
 -- console scanner fails the run on any kernel report; the kernel log is checked at the end too. A failing
 -- interleaving is named, and --param only=LABEL runs it alone.
 local umlbed = require "umlbed"
-local points = require "lib.points"
+local points = require "umlbed.points"
 
 local NP = 4
 local POINTS = {

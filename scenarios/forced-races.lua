@@ -17,7 +17,7 @@
 --                   is the scheduler's choice: either way Z must never see the old data.
 -- The expectations are the seed's specification of the call (every PTE of the range present at the call is gone)
 -- and of cache=drop (the range's pages leave the page cache; a read brings the file's data), whatever the order.
-local points = require "lib.points"
+local points = require "umlbed.points"
 
 local NP = 4
 

@@ -7,8 +7,8 @@
 --
 -- Fault counts (minor + major) are exact: shared file pages are not copied by fork(), so each
 -- sharer faults its own PTEs in with read accesses of clean pages, one fault per page.
-local bed = require "lib.bed"
-local pd = require "lib.pagedata"
+local bed = require "umlbed.bed"
+local pd = require "umlbed.pagedata"
 
 local NPAGES = 4
 

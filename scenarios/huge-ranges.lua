@@ -15,7 +15,7 @@
 -- A kernel oops or WARN here fails the scenario through the runner's console scanner.
 --
 -- Fault counts (minor + major) are exact: clean pages, read accesses, one fault per missing page.
-local bed = require "lib.bed"
+local bed = require "umlbed.bed"
 
 local NPAGES = 8
 

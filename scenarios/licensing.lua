@@ -18,8 +18,8 @@
 -- The modules are tools, not the oracle: they are taken from next to the running binary
 -- (build/kernel/VARIANT/modules, else its generation's full variant's, which the broken variants share).
 -- Fault counts: exact, clean read refaults, one per zapped page.
-local bed = require "lib.bed"
-local generation = require "lib.generation"
+local bed = require "umlbed.bed"
+local generation = require "umlbed.generation"
 
 local NPAGES = 4
 

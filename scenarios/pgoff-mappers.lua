@@ -8,7 +8,7 @@
 -- it twice.
 --
 -- Fault counts (minor + major) are exact: clean pages, read accesses, one fault per missing page.
-local pd = require "lib.pagedata"
+local pd = require "umlbed.pagedata"
 
 local FILEPAGES = 16
 local HOLE_FIRST, HOLE_LAST = 10, 11

@@ -11,7 +11,7 @@
 -- Fault counts (minor + major) are exact: the fork comes before any page is touched, so no
 -- PTE is copied old (UML would take an extra fault on those), every refault is a read of a
 -- clean file page, and a kept COW copy, written after the fork, stays mapped and young.
-local bed = require "lib.bed"
+local bed = require "umlbed.bed"
 
 local NPAGES = 4
 

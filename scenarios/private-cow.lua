@@ -3,7 +3,7 @@
 -- McKenney's invalidate_mmap_range() zaps every PTE of the range, anonymous COW copies of
 -- MAP_PRIVATE pages included, so a later read sees the file again. unmap_mapping_range() with
 -- even_cows = 0 ("unmap-keep-cows") keeps the process's private copy.
-local bed = require "lib.bed"
+local bed = require "umlbed.bed"
 
 local expect = {
   ["seed"]            = { pages = "----", cow = "file" },

@@ -13,7 +13,7 @@
 -- loop live by construction, on a host of any speed: no iteration count stands in for "the
 -- loops are still running". Fault counts are not checked: how many faults a loop takes depends
 -- on how the invalidations interleave with it.
-local bed = require "lib.bed"
+local bed = require "umlbed.bed"
 local umlbed = require "umlbed"
 
 local NPAGES, SHARERS, ROUNDS = 4, 3, 60

@@ -7,8 +7,8 @@
 -- 4..7 of a 16-page file, so both of its edges are away from the file's.
 --
 -- Fault counts (minor + major) are exact: clean pages, read accesses, one fault per missing page.
-local bed = require "lib.bed"
-local pd = require "lib.pagedata"
+local bed = require "umlbed.bed"
+local pd = require "umlbed.pagedata"
 
 local FILEPAGES, VMA_FIRST, VMA_PAGES = 16, 4, 4
 

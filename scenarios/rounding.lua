@@ -8,7 +8,7 @@
 -- unmap_mapping_range() rounds the same way; the same table is run against both.
 --
 -- Fault counts (minor + major) are exact: clean pages, read accesses, one fault per missing page.
-local bed = require "lib.bed"
+local bed = require "umlbed.bed"
 
 local NPAGES = 4
 

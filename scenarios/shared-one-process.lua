@@ -10,8 +10,8 @@
 -- Fault counts (minor + major) are exact here: the pages are clean, the accesses are reads,
 -- and fault-around is one page (the agent's default), so one access of a missing page is one
 -- fault and one of a present page none.
-local bed = require "lib.bed"
-local pd = require "lib.pagedata"
+local bed = require "umlbed.bed"
+local pd = require "umlbed.pagedata"
 
 local NPAGES = 8
 local FIRST, LAST = 2, 4 -- the invalidated file pages

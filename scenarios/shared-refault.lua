@@ -3,7 +3,7 @@
 -- Another cluster node rewrites the file on disk (the host side of the shared folder), then
 -- the kernel is told to invalidate the range. Every sharer must lose its PTEs, take exactly
 -- one minor fault per page when it touches the range again, and read the new data.
-local bed = require "lib.bed"
+local bed = require "umlbed.bed"
 
 return {
   name = "shared mapping refaults in 3 sharers after invalidation",

@@ -78,7 +78,7 @@ local cases = {
   { "/shared/f " .. ("0"):rep(3895) .. "8192 4096", "ok", "a 3899-digit offset (a write just under a page)", "FF-F" },
 }
 
-local bed = require "lib.bed"
+local bed = require "umlbed.bed"
 
 return {
   name = "bad trigger input gets its errno, is counted and zaps nothing",

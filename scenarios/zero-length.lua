@@ -8,7 +8,7 @@
 -- interface's meaning: nothing for seed, up to the end of the file for unmap.
 --
 -- Fault counts (minor + major) are exact: clean pages, read accesses, one fault per missing page.
-local bed = require "lib.bed"
+local bed = require "umlbed.bed"
 
 local NPAGES = 8
 local OFFSET_PAGES = 2

@@ -2,7 +2,7 @@
 --
 -- One process maps a file of p.pages pages and faults all of them in; the call zaps the whole range. The kernel's
 -- own time (stats.last_call_ns). No time travel: its clock is simulated.
-local bed = require "lib.bed"
+local bed = require "umlbed.bed"
 
 return {
   name = "bench: invalidation time vs range",

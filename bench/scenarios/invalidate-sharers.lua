@@ -5,7 +5,7 @@
 -- (stats.last_call_ns: ktime_get_ns() around the implementation call alone), without the protocol and sysfs
 -- around it. Benchmarks run without time travel: under time-travel=inf-cpu the guest's clock is simulated and a
 -- duration measured with it means nothing.
-local bed = require "lib.bed"
+local bed = require "umlbed.bed"
 
 return {
   name = "bench: invalidation time vs sharers",

@@ -3,7 +3,7 @@
 -- One process maps the whole file p.vmas times (separate mmap calls of the same pages: VMAs that cannot merge),
 -- faults every page of every mapping in, and the call zaps them all; the slope is the cost per VMA of the walk and
 -- its zap. The kernel's own time (stats.last_call_ns). No time travel: its clock is simulated.
-local bed = require "lib.bed"
+local bed = require "umlbed.bed"
 
 return {
   name = "bench: invalidation time vs VMAs",

@@ -5,7 +5,7 @@
 -- with cache=drop the page cache is dropped too and the refault reads the file back from the host (hostfs), as a
 -- cluster filesystem's reader would after another node's write. The time is the guest's own around the touch loop
 -- (m:faults' ns: CLOCK_MONOTONIC in the worker), per page. No time travel: its clock is simulated.
-local bed = require "lib.bed"
+local bed = require "umlbed.bed"
 
 return {
   name = "bench: refault cost per page after invalidation",

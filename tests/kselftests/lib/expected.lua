@@ -11,8 +11,8 @@ local M = {}
 -- This file's folder, from the path the module searcher hands its loader, and the repository's top above it.
 local here = (select(2, ...) or ""):match("^(.*)/lib/[^/]+$") or "."
 local root = here .. "/../.."
--- The reader of uml-kernel/generations/ the scenarios use (a file of scenarios/lib/, outside this require path).
-local generation = dofile(root .. "/scenarios/lib/generation.lua")
+-- The reader of uml-kernel/generations/, from the bed library.
+local generation = require "umlbed.generation"
 
 M.USERS = { root = 0, nobody = 65534 }
 M.RESULTS = { pass = true, skip = true, xfail = true }

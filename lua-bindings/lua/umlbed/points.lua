@@ -1,6 +1,6 @@
 -- points.lua: schedule points: park a kernel task at a named place, see it parked, release it (forced interleavings).
 --
---   local points = require "lib.points"
+--   local points = require "umlbed.points"
 --   local h = points.arm(vm, "imr_before_zap", { hit = 1 })    -- the first hit parks its task
 --   local inv = t:go(function() return vm:invalidate { file = f } end)
 --   assert(h:wait())                                            -- a task is parked there now

@@ -1,7 +1,7 @@
 -- pagedata.lua: helpers shared by the scenarios: per-page file contents and page-state strings.
 --
 -- A scenario loads it with
---   local pd = require "lib.pagedata"
+--   local pd = require "umlbed.pagedata"
 -- (the runner puts the scenario's folder on package.path). Page numbers are 0-based.
 local M = {}
 

@@ -1,7 +1,7 @@
 -- model.lua: reference model of page states and data for model-based random testing, with its step generator and shrinker.
 --
 -- Pure Lua 5.4, no umlbed calls: scenarios/model-fuzz.lua drives a guest with the steps and
--- compares; scenarios/lib/model_test.lua tests this file on the host (lua5.4).
+-- compares; tests/scenarios/model_test.lua tests this file on the host (lua5.4).
 --
 -- What is modelled, per process and per mapping of one file of NPAGES pages:
 --   pte[j]   '-' not present, 'F' file page, 'A' anonymous COW copy (as pagemap reports them)

@@ -1,6 +1,6 @@
 -- bed.lua: the set-up most scenarios start with: a vm, a file of known contents, a process and its mapping of the file.
 --
---   local bed = require "lib.bed"
+--   local bed = require "umlbed.bed"
 --   local b = bed.setup(t, { pages = 4, fill = "a", mode = "private", prot = "rw", touch = true })
 --   -- b.vm, b.ps (page size), b.file, b.proc, b.map
 --
