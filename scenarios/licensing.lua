@@ -15,11 +15,9 @@
 -- confirmed that the kernel agrees with itself. A kernel that is not a known variant
 -- (--kernel PATH outside BUILD/kernel/NAME/obj/linux) has no definition: SKIP.
 --
--- The modules are tools, not the oracle: they are taken from next to the running binary
--- (build/kernel/VARIANT/modules, else its generation's full variant's, which the broken variants share).
+-- The modules are tools, not the oracle (bed.test_modules finds those built for the running binary).
 -- Fault counts: exact, clean read refaults, one per zapped page.
 local bed = require "umlbed.bed"
-local generation = require "umlbed.generation"
 
 local NPAGES = 4
 
@@ -61,30 +59,6 @@ local function defined_export(ROOT, variant)
   return export, by
 end
 
--- The modules folder of the running binary (the tools, not the expectation): its own, else its generation's full
--- variant's. The variant.info build.sh wrote next to the kernel names the generation, whose file gives the suffix
--- of its variant names (full, full-6.12, ...).
-local function modules_of(ROOT, vm)
-  local vdir = vm.kernel:match("^(.*)/[^/]+/[^/]+$")
-  local mods = vdir .. "/modules"
-  if not slurp(mods .. "/umlbed_gpl.ko") then
-    local info = assert(generation.info(vm.kernel))
-    local gen = assert(generation.read(ROOT, info.generation))
-    mods = vdir:match("^(.*)/[^/]+$") .. "/full" .. gen.suffix .. "/modules"
-  end
-  return mods
-end
-
--- Copy a module into the shared folder; returns its guest path.
-local function stage(vm, mods, name)
-  local data = slurp(mods .. "/" .. name .. ".ko")
-  if not data then return nil, mods .. "/" .. name .. ".ko is missing (make modules)" end
-  local fh = assert(io.open(vm.shared .. "/" .. name .. ".ko", "wb"))
-  fh:write(data)
-  fh:close()
-  return "/shared/" .. name .. ".ko"
-end
-
 return {
   name = "licensing: GPL module everywhere, proprietary module only on full",
 
@@ -99,9 +73,9 @@ return {
     local gpl_only = export == "EXPORT_SYMBOL_GPL"
     t:note(("variant %s (kernel %s) must export invalidate_mmap_range with %s (%s)"):format(vm.variant, vm.kernel,
                                                                                             export, by))
-    local mods = modules_of(repo_root(t), vm)
-    local gpl = assert(stage(vm, mods, "umlbed_gpl"))
-    local prop = assert(stage(vm, mods, "umlbed_proprietary"))
+    local mods = assert(bed.test_modules(vm, repo_root(t)))
+    local gpl = assert(bed.stage(vm, mods .. "/umlbed_gpl.ko"))
+    local prop = assert(bed.stage(vm, mods .. "/umlbed_proprietary.ko"))
 
     local b = bed.setup(t, { vm = vm, pages = NPAGES, fill = "m", touch = true })
     local f, m = b.file, b.map

@@ -12,6 +12,7 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/slab.h>
 
 static char *path;
 module_param(path, charp, 0444);
@@ -25,6 +26,24 @@ static unsigned long long length;
 module_param(length, ullong, 0444);
 MODULE_PARM_DESC(length, "Length of the hole in bytes (holelen)");
 
+static unsigned int leak;
+module_param(leak, uint, 0444);
+MODULE_PARM_DESC(leak, "Bytes to allocate and forget at load time (a leak for a leak detector to find)");
+
+static void *umlbed_leaked;
+
+/*
+ * A leak on purpose, so that a scenario shows its leak probe can see one
+ * before it trusts the probe's silence.  Out of line and outside .init.text,
+ * so that the detector's backtrace names it after init's text is freed.
+ */
+static noinline void umlbed_leak(unsigned int size)
+{
+	WRITE_ONCE(umlbed_leaked, kmalloc(size, GFP_KERNEL));
+	pr_info("leaked %u bytes on purpose\n", size);
+	WRITE_ONCE(umlbed_leaked, NULL);
+}
+
 /*
  * One call of invalidate_mmap_range() at load time, so that a failed symbol
  * resolution (GPL-only export, non-GPL module) refuses the whole module.
@@ -33,6 +52,8 @@ static int __init umlbed_init(void)
 {
 	struct file *file;
 
+	if (leak)
+		umlbed_leak(leak);
 	if (!path || !*path) {
 		pr_info("loaded, no path given, nothing invalidated\n");
 		return 0;

@@ -18,6 +18,11 @@
 --
 -- bed.sharers(owner, m, n) forks n sharers of mapping m; bed.loops(t, vm, list) starts a read loop on each
 -- mapping of list (see below).
+-- bed.stage(vm, hostpath [, name]) copies a host file (a module of one's own, a program) into the vm's shared
+-- folder and returns its guest path; bed.test_modules(vm) is the host folder with the project's test modules
+-- built for the running kernel (umlbed_gpl.ko, umlbed_proprietary.ko).
+local generation = require "umlbed.generation"
+
 local M = {}
 
 -- Raise err from the line that called setup, not from here.
@@ -67,6 +72,41 @@ function M.loops(t, vm, list)
   for i, ms in ipairs(list) do tasks[i] = t:go(function() return ms:loop("r", ctl) end) end
   local started = need(ctl:wait(#list))
   return ctl, tasks, started
+end
+
+-- The file's bytes, or nil and why.
+local function slurp(path)
+  local fh, err = io.open(path, "rb")
+  if not fh then return nil, err end
+  local data = fh:read("a")
+  fh:close()
+  return data
+end
+
+function M.stage(vm, hostpath, name)
+  name = name or hostpath:match("[^/]+$")
+  local data, err = slurp(hostpath)
+  if not data then return nil, "cannot read " .. hostpath .. ": " .. tostring(err) end
+  local fh, werr = io.open(vm.shared .. "/" .. name, "wb")
+  if not fh then return nil, "cannot write into the shared folder: " .. tostring(werr) end
+  fh:write(data)
+  fh:close()
+  return "/shared/" .. name
+end
+
+-- The modules are tools, not an oracle: they are taken from next to the running binary
+-- (BUILD/kernel/VARIANT/modules), else from its generation's full variant's, which the broken variants share
+-- (variant.info names the generation; its file in the source tree, the suffix of its variant names).
+function M.test_modules(vm, root)
+  local vdir = vm.kernel:match("^(.*)/[^/]+/[^/]+$")
+  if not vdir then return nil, "kernel " .. vm.kernel .. " is not at BUILD/kernel/VARIANT/obj/linux" end
+  local mods = vdir .. "/modules"
+  if slurp(mods .. "/umlbed_gpl.ko") then return mods end
+  local info, err = generation.info(vm.kernel)
+  if not info then return nil, err end
+  local gen, gerr = generation.read(root, info.generation)
+  if not gen then return nil, gerr end
+  return vdir:match("^(.*)/[^/]+$") .. "/full" .. gen.suffix .. "/modules"
 end
 
 return M
