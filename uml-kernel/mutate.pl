@@ -24,7 +24,8 @@
 # with BUILD= there and the pristine tree as KSRC), then for each mutant: writes the mutated line, runs kbuild (one
 # object recompiles, the kernel relinks), restores the line. A mutant that does not compile is "not built". The runs
 # are the scenario files that reach the mutated function according to the coverage report's reach.txt
-# (BUILD/coverage/COVERAGE-VARIANT/report/reach.txt, make coverage), or every scenario when there is none; the
+# (BUILD/coverage/COVERAGE-VARIANT/report/reach.txt, make coverage; a file newer than it runs for every mutant), or
+# every scenario when there is none; the
 # files that killed earlier mutants go first. A mutant is killed by the first FAILED or CRASHED run, confirmed by
 # running that scenario file alone; a run that only times out makes it "timeout" (not a kill). A run of the
 # unmutated kernel first must pass, or nothing is reported.
@@ -641,7 +642,11 @@ sub cmd_run {
             my $r0 = time;
             my @files = @scen;
             if ($reach && $mu->{function} && $reach->{$mu->{function}}) {
-                @files = sort keys %{ $reach->{$mu->{function}} };
+                # A scenario file that the coverage run did not know (newer than reach.txt) has no reach yet: it
+                # runs for every mutant rather than be left out.
+                my %known = map { %$_ } values %$reach;
+                my %sel = map { $_ => 1 } keys %{ $reach->{$mu->{function}} }, grep { !$known{$_} } @scen;
+                @files = sort keys %sel;
             }
             @files = sort { ($kills{$b} // 0) <=> ($kills{$a} // 0) || ($dur{$a} // 0) <=> ($dur{$b} // 0) } @files;
             judge(\%r, \@files, \%kills, $kernel, $timeout, $out, $log, \%names);
