@@ -1,0 +1,34 @@
+---@meta
+-- generation.lua: LuaLS definitions of umlbed.generation (lua-bindings/lua/umlbed/generation.lua): kernel generation files.
+-- luacheck: no unused
+
+---The module: require "umlbed.generation".
+---@class umlbed.generation
+local generation = {}
+
+---The keys of a KEY VALUE file (uml-kernel/generations/README.md's format).
+---@param path string the file
+---@return table<string,string>|nil keys the values by key (a key alone has "")
+---@return string|nil err why not
+function generation.parse(path) end
+
+---The keys of generation gen of the tree at root.
+---@param root string the repository's top
+---@param gen string the generation, e.g. "6.1"
+---@return table<string,string>|nil keys the values by key
+---@return string|nil err why not
+function generation.read(root, gen) end
+
+---The default generation of the tree at root.
+---@param root string the repository's top
+---@return string|nil gen the generation's name
+---@return string|nil err why not
+function generation.default(root) end
+
+---What build.sh wrote next to a built kernel (BUILD/kernel/VARIANT/obj/linux): variant.info.
+---@param kernel string the kernel's path
+---@return table<string,string>|nil info generation, base and the other keys
+---@return string|nil err why not
+function generation.info(kernel) end
+
+return generation
