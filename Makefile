@@ -19,7 +19,7 @@ export BUILD
 kernel_variants = $(if $(VARIANT),$(VARIANT),$(VARIANTS))
 UMLBED := $(BUILD)/runner/umlbed
 
-.PHONY: all deps kernel modules guest runner scenarios check checkpatch mutants mutate coverage kselftests clean distclean help
+.PHONY: all deps kernel modules guest runner scenarios check checkpatch mutants mutate coverage kselftests install uninstall clean distclean help
 
 # The README's first command: build everything, then run the scenario folder.
 all: scenarios
@@ -40,6 +40,8 @@ help:
 	@echo "make mutate     mutation testing of the $(GEN) series: each mutant built and run against the scenarios that reach it;"
 	@echo "                the score, report and gate in build/mutate/$(GEN)/report (MUTATE_ARGS=--all, --shard K/N, --only ID)"
 	@echo "make mutants    build the deliberately broken kernels ($(call gen_key,$(GEN),mutants) $(call gen_key,$(GEN),race-mutants)) and show which scenarios catch each"
+	@echo "make install    the runner, man page, agent, kernels and modules under PREFIX (/usr/local), DESTDIR for staging"
+	@echo "make uninstall  removes what make install listed in PREFIX/lib/umlbed/MANIFEST"
 	@echo "make soak       run scenarios/ again and again under load (bench/soak.sh: SOAK_RUNS, SOAK_CONDITIONS)"
 
 deps:
@@ -61,6 +63,17 @@ runner: deps
 # GEN= builds and runs another generation instead (make check covers them all).
 scenarios: kernel modules guest runner
 	$(UMLBED) run -j $(JOBS) --generation $(GEN) scenarios/
+
+# What a user outside this repository needs (scripts/install.sh has the layout): PREFIX/bin/umlbed and the rest
+# under PREFIX/lib/umlbed, PREFIX/share. It installs what is built; it builds nothing itself, so it may run as root
+# after a make as oneself.
+PREFIX ?= /usr/local
+DESTDIR ?=
+install:
+	@scripts/install.sh install $(PREFIX) $(DESTDIR)
+
+uninstall:
+	@scripts/install.sh uninstall $(PREFIX) $(DESTDIR)
 
 # The README's second command: every test through prove (TAP), on every kernel generation: the series, smoke and
 # gdb tests and the scenario suite run on each generation's variants, the agent's tests on each generation's full

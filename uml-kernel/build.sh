@@ -13,8 +13,10 @@
 #                                (unless KSRC names a tree)
 #   kernel/VARIANT/src/          hard-linked copy of the pristine tree with the variant's patches applied
 #   kernel/VARIANT/obj/          O= build folder; obj/linux is the UML binary
-#   kernel/VARIANT/variant.info  "generation GEN" and "base NAME" (the variant's name without the generation's
-#                                suffix), written on every build: umlbed run --generation GEN --variant NAME reads it
+#   kernel/VARIANT/variant.info  "generation GEN", "base NAME" (the variant's name without the generation's
+#                                suffix) and "export EXPORT_SYMBOL|EXPORT_SYMBOL_GPL|none" (the export its patches
+#                                give invalidate_mmap_range), written on every build: umlbed run --generation GEN
+#                                --variant NAME reads it, and scenarios through umlbed.generation's info()
 # The source copy is re-made only when the variant's patches change, and .config only when they or a
 # config fragment change, so an unchanged tree costs one no-op kbuild run.
 set -euo pipefail
@@ -191,5 +193,13 @@ ln -sfn "kernel/$variant/obj/linux" "$BUILD/linux-$variant"
 suffix=$(gen_key suffix)
 base=$variant
 [ -n "$suffix" ] && [ "${variant%"$suffix"}" != "$variant" ] && base=${variant%"$suffix"}
-printf 'generation %s\nbase %s\n' "$gen" "$base" >"$vdir/variant.info.tmp"
+# The export the variant's definition gives invalidate_mmap_range(): the last EXPORT_SYMBOL*() line of it that its
+# patches add, read from the definition, not from the build, so a scenario outside this tree (an out-of-tree
+# module's) has an expectation that does not come from the kernel under test.
+sym=none
+for p in "${patches[@]}"; do
+	e=$(sed -n 's/^+\(EXPORT_SYMBOL[A-Z_]*\)(invalidate_mmap_range);.*/\1/p' "$top/$p" | tail -n 1)
+	[ -n "$e" ] && sym=$e
+done
+printf 'generation %s\nbase %s\nexport %s\n' "$gen" "$base" "$sym" >"$vdir/variant.info.tmp"
 mv "$vdir/variant.info.tmp" "$vdir/variant.info"

@@ -73,6 +73,7 @@ static const char *usage =
     "       umlbed merge [--json FILE] [--junit FILE] SHARD.json...\n"
     "       umlbed boot --root DIR --dir DIR [--kernel PATH] ...   (umlbed boot --help)\n"
     "       umlbed mutate list|run|report [--gen GEN] [--all] [--shard K/N] ...   (docs/mutate.md)\n"
+    "       umlbed kbuild [--variant NAME] [--generation GEN] [KEY]   (how to build a module against a kernel)\n"
     "\n"
     "Runs Lua scenarios, each in its own User-Mode Linux instance, and prints TAP.\n"
     "Without FILE or DIR, runs ./scenarios.\n"
@@ -248,19 +249,48 @@ static int kernel_release(const char *kernel, char *out, size_t size) {
   return 0;
 }
 
+/* The folder of the host's caches: BUILD in a build tree; for an installed runner (BUILD/install.info, written by
+ * make install), whose BUILD may belong to root, $XDG_CACHE_HOME/umlbed or ~/.cache/umlbed, made if missing.
+ * "" when there is none. */
+static const char *cache_dir(const char *bdir) {
+  static char dir[PATH_MAX];
+  char info[PATH_MAX];
+  if (dir[0]) return dir;
+  if (umb_path(info, sizeof info, "%s/install.info", bdir) || access(info, F_OK)) {
+    snprintf(dir, sizeof dir, "%s", bdir);
+    return dir;
+  }
+  const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+  int rc = -1;
+  if (xdg && *xdg)
+    rc = umb_path(dir, sizeof dir, "%s/umlbed", xdg);
+  else if (home && *home)
+    rc = umb_path(dir, sizeof dir, "%s/.cache/umlbed", home);
+  if (rc) {
+    dir[0] = '\0';
+    return dir;
+  }
+  char parent[PATH_MAX];
+  snprintf(parent, sizeof parent, "%s", dir);
+  mkdir(dirname(parent), 0700);
+  if (mkdir(dir, 0700) && errno != EEXIST) dir[0] = '\0';
+  return dir;
+}
+
 /* Where -j auto keeps what it learnt about this host between runs: $UMLBED_JOBS_CACHE ("" turns it off), else
- * BUILD/jobs-auto.cache. */
+ * jobs-auto.cache in the cache folder (BUILD in a build tree). */
 static char jobs_cache[PATH_MAX];
 
 static void jobs_cache_path(const char *bdir) {
   const char *env = getenv("UMLBED_JOBS_CACHE");
   /* A path too long to hold is no cache. */
-  if (umb_path(jobs_cache, sizeof jobs_cache, "%s%s", env ? env : bdir, env ? "" : "/jobs-auto.cache"))
+  const char *dir = env ? env : cache_dir(bdir);
+  if (!*dir || umb_path(jobs_cache, sizeof jobs_cache, "%s%s", dir, env ? "" : "/jobs-auto.cache"))
     jobs_cache[0] = '\0';
 }
 
 /* Where the kernel's delay-loop calibration on this host is kept: $UMLBED_LPJ_CACHE ("" keeps it for this run
- * only), else BUILD/lpj.cache (core/lpj.h). */
+ * only), else lpj.cache in the cache folder (BUILD in a build tree; core/lpj.h). */
 static char lpj_cache[PATH_MAX];
 static umb_lpj lpj;
 
@@ -825,7 +855,8 @@ static int check_engine(cli_args *a) {
 /* The host side of the runs: caches, TMPDIR, the reaper, gdb. */
 static int prepare_host(cli_args *a) {
   const char *env = getenv("UMLBED_LPJ_CACHE");
-  if (umb_path(lpj_cache, sizeof lpj_cache, "%s%s", env ? env : a->bdir, env ? "" : "/lpj.cache") == 0 &&
+  const char *dir = env ? env : cache_dir(a->bdir);
+  if (*dir && umb_path(lpj_cache, sizeof lpj_cache, "%s%s", dir, env ? "" : "/lpj.cache") == 0 &&
       umb_lpj_load(&lpj, lpj_cache, g.cfg.kernel) == 0)
     g.cfg.lpj = &lpj;
   const char *tmp = getenv("TMPDIR");
@@ -986,6 +1017,65 @@ static int mutate_main(int argc, char **argv) {
   return 2;
 }
 
+/* umlbed kbuild [--variant NAME | --generation GEN [--variant NAME]] [KEY]: what an out-of-tree module is built
+ * with against that variant's kernel (its objtree, ARCH=um, its release and generation), as "KEY VALUE" lines or
+ * KEY's value alone, for a Makefile's $(shell ...). The objtree is the build's: an installed umlbed has none. */
+static int kbuild_main(int argc, char **argv) {
+  static const char *const keys[] = {"kdir", "arch", "release", "generation", "variant", "make", NULL};
+  cli_args a = {.cmd = argv[1]};
+  const char *key = NULL;
+  int status = 2;
+  for (int i = 2; i < argc; i++) {
+    if ((!strcmp(argv[i], "--variant") || !strcmp(argv[i], "--generation")) && i + 1 < argc) {
+      *(argv[i][2] == 'v' ? &a.variant : &a.generation) = argv[i + 1];
+      i++;
+    } else if (argv[i][0] != '-' && key == NULL) {
+      key = argv[i];
+    } else {
+      fprintf(stderr, "usage: umlbed kbuild [--variant NAME] [--generation GEN] [KEY]\n");
+      return 2;
+    }
+  }
+  int known = key == NULL;
+  for (int i = 0; key && keys[i]; i++) known |= !strcmp(key, keys[i]);
+  if (!known) {
+    fprintf(stderr, "umlbed kbuild: no key %s (kdir, arch, release, generation, variant, make)\n", key);
+    return 2;
+  }
+  a.bdir = build_dir();
+  if (a.bdir == NULL || configure_paths(&a)) goto out;
+  char kdir[PATH_MAX], vdir[PATH_MAX], path[PATH_MAX], release[128] = "", gen[64], base[128];
+  snprintf(kdir, sizeof kdir, "%s", a.kernel);
+  dirname(kdir);
+  snprintf(vdir, sizeof vdir, "%s", kdir);
+  dirname(vdir);
+  FILE *f = umb_path(path, sizeof path, "%s/include/config/kernel.release", kdir) ? NULL : fopen(path, "re");
+  if (f && fgets(release, sizeof release, f)) release[strcspn(release, "\n")] = '\0';
+  if (f) fclose(f);
+  if (umb_path(path, sizeof path, "%s/Module.symvers", kdir) || access(path, R_OK) || !release[0] ||
+      variant_info(vdir, gen, sizeof gen, base, sizeof base)) {
+    fprintf(stderr,
+            "umlbed kbuild: %s is not a built kernel objtree (uml-kernel/build.sh VARIANT builds one; an "
+            "installed umlbed has none)\n",
+            kdir);
+    goto out;
+  }
+  const char *vname = strrchr(vdir, '/') ? strrchr(vdir, '/') + 1 : vdir;
+  char make[PATH_MAX + 64];
+  snprintf(make, sizeof make, "make -C %s M=$PWD ARCH=um modules", kdir);
+  const char *vals[] = {kdir, "um", release, gen, vname, make};
+  for (int i = 0; keys[i]; i++) {
+    if (key == NULL)
+      printf("%s %s\n", keys[i], vals[i]);
+    else if (!strcmp(key, keys[i]))
+      printf("%s\n", vals[i]);
+  }
+  status = 0;
+out:
+  free(a.bdir);
+  return status;
+}
+
 int main(int argc, char **argv) {
   /* The host opens the bindings in every scenario's state; it knows them only through this registration. */
   umb_host_register(&umb_lua_module);
@@ -999,6 +1089,7 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "boot")) return umb_boot_main(argc, argv);
   if (!strcmp(cmd, "merge")) return umb_merge_main(argc, argv);
   if (!strcmp(cmd, "mutate")) return mutate_main(argc, argv);
+  if (!strcmp(cmd, "kbuild")) return kbuild_main(argc, argv);
   for (int i = 2; i < argc; i++)
     if (!strcmp(argv[i], "--pack") || !strncmp(argv[i], "--pack=", 7)) return umb_pack_main(argc, argv);
   if (strcmp(cmd, "run") && strcmp(cmd, "list") && strcmp(cmd, "fuzz")) {

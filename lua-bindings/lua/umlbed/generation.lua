@@ -34,7 +34,8 @@ function M.default(root)
   return keys.generation
 end
 
--- What build.sh wrote next to a built kernel (BUILD/kernel/VARIANT/obj/linux): {generation=, base=}, or nil and why.
+-- What build.sh wrote next to a built kernel (BUILD/kernel/VARIANT/obj/linux): {generation=, base=, export=}
+-- (export: the EXPORT_SYMBOL* its definition's patches give invalidate_mmap_range, or "none"), or nil and why.
 function M.info(kernel)
   local vdir = kernel:match("^(.*)/[^/]+/[^/]+$")
   if not vdir then return nil, "kernel " .. kernel .. " is not at BUILD/kernel/VARIANT/obj/linux" end
