@@ -13,6 +13,7 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 
 static char *path;
 module_param(path, charp, 0444);
@@ -39,7 +40,12 @@ static void *umlbed_leaked;
  */
 static noinline void umlbed_leak(unsigned int size)
 {
-	WRITE_ONCE(umlbed_leaked, kmalloc(size, GFP_KERNEL));
+	/* The contents name it: allocators report a leak's size rounded up. */
+	char *p = kzalloc(size, GFP_KERNEL);
+
+	if (p)
+		strscpy(p, "umlbed_leak", size);
+	WRITE_ONCE(umlbed_leaked, p);
 	pr_info("leaked %u bytes on purpose\n", size);
 	WRITE_ONCE(umlbed_leaked, NULL);
 }
