@@ -27,9 +27,13 @@ void umb_q_consume(struct umb_queue *q, size_t n);
 static inline size_t umb_q_size(const struct umb_queue *q) { return q->b.len - q->off; }
 /* Never NULL, so that an empty queue can go to memchr or memcpy. */
 static inline char *umb_q_data(const struct umb_queue *q) { return q->b.data ? q->b.data + q->off : (char *)""; }
+/* Empties the queue; a buffer grown past a megabyte by a long line goes back to the system rather than stay. */
 static inline void umb_q_clear(struct umb_queue *q) {
   q->off = 0;
-  umb_buf_reset(&q->b);
+  if (q->b.cap > ((size_t)1 << 20))
+    umb_buf_free(&q->b);
+  else
+    umb_buf_reset(&q->b);
 }
 static inline void umb_q_free(struct umb_queue *q) {
   q->off = 0;

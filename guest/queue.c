@@ -6,6 +6,11 @@
 #include <string.h>
 #include <unistd.h>
 
+/* A queue holds at most a longest line and the read that completes it: past this, doubling would only claim
+ * memory that no line can use, and the guest's (64 MiB by default) is shared by PID 1's queues, a worker's, its
+ * decoded copy and the page cache the line is written to. */
+#define UMB_Q_MOST (UMB_LINE_MAX + 2 * (size_t)65536)
+
 int umb_q_reserve(struct umb_queue *q, size_t extra) {
   umb_buf *b = &q->b;
   if (b->data && b->cap - b->len > extra) return 0;
@@ -15,6 +20,15 @@ int umb_q_reserve(struct umb_queue *q, size_t extra) {
     b->len -= q->off;
     b->data[b->len] = '\0';
     q->off = 0;
+    if (b->cap - b->len > extra) return 0;
+  }
+  size_t need = b->len + extra + 1;
+  if (b->cap && need <= UMB_Q_MOST && 2 * b->cap > UMB_Q_MOST) {
+    char *d = realloc(b->data, UMB_Q_MOST);
+    if (d == NULL) return b->err = -ENOMEM;
+    b->data = d;
+    b->cap = UMB_Q_MOST;
+    return 0;
   }
   return umb_buf_reserve(b, extra);
 }
