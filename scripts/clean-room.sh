@@ -126,7 +126,9 @@ copy_logs() {
 	local f src
 	(
 		cd "$root/umlbed" || exit 0
-		find build "$root/tmp" \( -path 'build/kernel/*/src' -o -path 'build/kernel/*/obj' -o -path 'build/src' \) \
+		# Kernel trees (src/, obj/: the variants', the mutation tree's, the pristine sources) hold thousands of
+		# generated JSON and log files that are not test output.
+		find build "$root/tmp" -type d \( -name src -o -name obj \) \
 			-prune -o -type f \( -name '*.log' -o -name '*.json' -o -name '*.xml' -o -name '*.tap' \) -size -50M \
 			-print 2>/dev/null || true
 	) | while read -r f; do
