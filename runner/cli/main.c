@@ -426,6 +426,14 @@ static const char *write_gdb_script(char **breaks, int nbreaks, int interactive)
           "handle SIGUSR2 nostop noprint pass\nhandle SIGPIPE nostop noprint pass\n"
           /* UML forks helpers it ptraces itself; gdb stays with the kernel process. */
           "set follow-fork-mode parent\nset detach-on-fork on\n");
+  /* The kernel's own helpers (lx-dmesg, lx-ps, lx-symbols, ...; docs/gdb.md), when its objtree has them. They
+   * look for the image as vmlinux, which the objtree has beside linux: the same file under the name they know. */
+  char kdir[PATH_MAX], py[PATH_MAX], vmlinux[PATH_MAX];
+  snprintf(kdir, sizeof kdir, "%s", g.cfg.kernel);
+  dirname(kdir);
+  if (!umb_path(py, sizeof py, "%s/vmlinux-gdb.py", kdir) && !umb_path(vmlinux, sizeof vmlinux, "%s/vmlinux", kdir) &&
+      access(py, R_OK) == 0 && access(vmlinux, R_OK) == 0)
+    fprintf(f, "add-auto-load-safe-path %s\nsymbol-file %s\nsource %s\n", kdir, vmlinux, py);
   for (int i = 0; i < nbreaks; i++) {
     fprintf(f, "break %s\n", breaks[i]);
     if (!interactive) fprintf(f, "commands\nbt 12\ncontinue\nend\n");
