@@ -125,8 +125,15 @@ for g in "${gens[@]}"; do
 			prereq_skip "$v: not built ($BUILD/kernel/$v/obj/linux; uml-kernel/build.sh $v)"
 			continue
 		fi
-		said=$(printf 'generation %s\nbase %s' "$g" "$("$gen_sh" base "$v")")
-		check "$v: variant.info says 'generation $g' and 'base $("$gen_sh" base "$v")', nothing else" \
+		# The export: the last EXPORT_SYMBOL*(invalidate_mmap_range) line that the patches the variant file lists add.
+		exp=none
+		while read -r p; do
+			e=$(grep -o '^+EXPORT_SYMBOL[A-Z_]*(invalidate_mmap_range)' "$top/$p" | tail -n 1 | sed 's/^+//; s/(.*//')
+			[ -n "$e" ] && exp=$e
+		done < <(grep -v -e '^#' -e '^[[:space:]]*$' -e '^generation[[:space:]]' -e '^config[[:space:]]' \
+			"$top/uml-kernel/variants/$v")
+		said=$(printf 'generation %s\nbase %s\nexport %s' "$g" "$("$gen_sh" base "$v")" "$exp")
+		check "$v: variant.info says 'generation $g', 'base $("$gen_sh" base "$v")' and 'export $exp', nothing else" \
 			[ "$(cat "$info" 2>/dev/null)" = "$said" ]
 	done
 done
