@@ -30,6 +30,14 @@ except gdb.error as e:
     print("error: %s" % e)
 end
 echo umlbed-lx-end\n
+echo umlbed-lx-begin text\n
+python
+try:
+    gdb.execute("info line umlbed_leak")
+except gdb.error as e:
+    print("error: %s" % e)
+end
+echo umlbed-lx-end\n
 echo umlbed-lx-begin init\n
 python
 try:
