@@ -56,11 +56,10 @@ do_install() {
 	put "$BUILD/guest/umlbed-agent" "$lib/guest/umlbed-agent" 755
 	put "$top/docs/umlbed.1" "$root/share/man/man1/umlbed.1" 644
 	local f
-	if [ -d "$top/lua-bindings/meta" ]; then
-		for f in "$top"/lua-bindings/meta/*; do
-			[ -f "$f" ] && put "$f" "$root/share/umlbed/meta/${f##*/}" 644
-		done
-	fi
+	# The definitions keep their folders: umlbed/bed.lua is what LuaLS finds for require "umlbed.bed".
+	while IFS= read -r -d '' f; do
+		put "$f" "$root/share/umlbed/meta/${f#"$top"/lua-bindings/meta/}" 644
+	done < <(find "$top/lua-bindings/meta" -type f -print0 | sort -z)
 	local kernels=() gen v
 	for gen in $("$top/uml-kernel/generation.sh" list); do
 		for v in $("$top/uml-kernel/generation.sh" get "$gen" variants); do
@@ -88,7 +87,8 @@ do_install() {
 	echo "installed umlbed in $root (kernels: ${kernels[*]}); $PREFIX/bin/umlbed runs it"
 }
 
-# Removes what the manifest lists, then the folders that are left empty: nothing else is touched.
+# Removes what the manifest lists, then umlbed's own folders that are left empty: a shared folder such as
+# PREFIX/bin or PREFIX/share/man/man1 stays, even when umlbed was the last thing in it.
 do_uninstall() {
 	[ -f "$manifest" ] || die "no umlbed installed in $root (no $manifest)"
 	local rel dirs=()
@@ -101,7 +101,8 @@ do_uninstall() {
 	done <"$manifest"
 	local d
 	for d in "${dirs[@]}"; do
-		while [ "$d" != "$root" ] && [ "${d#"$root"/}" != "$d" ] && rmdir "$d" 2>/dev/null; do
+		while case $d in "$lib" | "$lib"/* | "$root/share/umlbed" | "$root/share/umlbed"/*) true ;; *) false ;; esac &&
+			rmdir "$d" 2>/dev/null; do
 			d=$(dirname "$d")
 		done
 	done

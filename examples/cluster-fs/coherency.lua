@@ -36,6 +36,8 @@ return {
     local old, new = ("o"):rep(ps), ("n"):rep(2 * ps)
 
     local ok, err, ename = vm:insmod(ko)
+    t:require(ename ~= "ENOEXEC", "clusterfs.ko was built for another kernel than %s (make clean && make GEN=%s): %s",
+              vm.release or vm.kernel, info.generation, tostring(err))
     if info.export == "EXPORT_SYMBOL_GPL" then
       t:eq("ENOENT", ename, "a non-GPL module is refused where the export is GPL-only (" .. tostring(ok or err) .. ")")
       t:expect(assert(vm:klog()):find("clusterfs: Unknown symbol invalidate_mmap_range", 1, true),

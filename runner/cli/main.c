@@ -434,6 +434,11 @@ static const char *write_gdb_script(char **breaks, int nbreaks, int interactive)
   if (!umb_path(py, sizeof py, "%s/vmlinux-gdb.py", kdir) && !umb_path(vmlinux, sizeof vmlinux, "%s/vmlinux", kdir) &&
       access(py, R_OK) == 0 && access(vmlinux, R_OK) == 0)
     fprintf(f, "add-auto-load-safe-path %s\nsymbol-file %s\nsource %s\n", kdir, vmlinux, py);
+  else
+    fprintf(stderr,
+            "umlbed: no lx- gdb helpers: %s has no vmlinux and vmlinux-gdb.py (an installed umlbed has "
+            "none)\n",
+            kdir);
   for (int i = 0; i < nbreaks; i++) {
     fprintf(f, "break %s\n", breaks[i]);
     if (!interactive) fprintf(f, "commands\nbt 12\ncontinue\nend\n");
@@ -1025,6 +1030,21 @@ static int mutate_main(int argc, char **argv) {
   return 2;
 }
 
+/* The variants of BUILD/kernel/ that have an objtree to build modules against, as "full, gpl-only, ...". */
+static void built_objtrees(const char *bdir, char *out, size_t size) {
+  char kdir[PATH_MAX];
+  DIR *d = umb_path(kdir, sizeof kdir, "%s/kernel", bdir) ? NULL : opendir(kdir);
+  for (struct dirent *e; d && (e = readdir(d));) {
+    char sym[PATH_MAX];
+    if (e->d_name[0] == '.' || umb_path(sym, sizeof sym, "%s/%s/obj/Module.symvers", kdir, e->d_name) ||
+        access(sym, R_OK))
+      continue;
+    size_t len = strlen(out);
+    snprintf(out + len, size - len, "%s%s", len ? ", " : "", e->d_name);
+  }
+  if (d) closedir(d);
+}
+
 /* umlbed kbuild [--variant NAME | --generation GEN [--variant NAME]] [KEY]: what an out-of-tree module is built
  * with against that variant's kernel (its objtree, ARCH=um, its release and generation), as "KEY VALUE" lines or
  * KEY's value alone, for a Makefile's $(shell ...). The objtree is the build's: an installed umlbed has none. */
@@ -1033,14 +1053,29 @@ static int kbuild_main(int argc, char **argv) {
   cli_args a = {.cmd = argv[1]};
   const char *key = NULL;
   int status = 2;
+  static const char kusage[] =
+      "usage: umlbed kbuild [--variant NAME] [--generation GEN] [KEY]\n"
+      "KEY: kdir, arch, release, generation, variant or make\n";
   for (int i = 2; i < argc; i++) {
-    if ((!strcmp(argv[i], "--variant") || !strcmp(argv[i], "--generation")) && i + 1 < argc) {
-      *(argv[i][2] == 'v' ? &a.variant : &a.generation) = argv[i + 1];
-      i++;
-    } else if (argv[i][0] != '-' && key == NULL) {
-      key = argv[i];
+    const char *why = NULL;
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+      fputs(kusage, stdout);
+      return 0;
+    } else if (!strcmp(argv[i], "--variant") || !strcmp(argv[i], "--generation")) {
+      if (i + 1 < argc) {
+        *(argv[i][2] == 'v' ? &a.variant : &a.generation) = argv[i + 1];
+        i++;
+      } else
+        why = argv[i][2] == 'v' ? "--variant needs a NAME" : "--generation needs a GEN";
+    } else if (argv[i][0] == '-') {
+      why = "unknown option";
+    } else if (key) {
+      why = "one KEY at most";
     } else {
-      fprintf(stderr, "usage: umlbed kbuild [--variant NAME] [--generation GEN] [KEY]\n");
+      key = argv[i];
+    }
+    if (why) {
+      fprintf(stderr, "umlbed kbuild: %s: %s\n%s", argv[i], why, kusage);
       return 2;
     }
   }
@@ -1062,10 +1097,12 @@ static int kbuild_main(int argc, char **argv) {
   if (f) fclose(f);
   if (umb_path(path, sizeof path, "%s/Module.symvers", kdir) || access(path, R_OK) || !release[0] ||
       variant_info(vdir, gen, sizeof gen, base, sizeof base)) {
+    char built[1024] = "";
+    built_objtrees(a.bdir, built, sizeof built);
     fprintf(stderr,
-            "umlbed kbuild: %s is not a built kernel objtree (uml-kernel/build.sh VARIANT builds one; an "
-            "installed umlbed has none)\n",
-            kdir);
+            "umlbed kbuild: %s is not a built kernel objtree (built: %s; uml-kernel/build.sh VARIANT builds "
+            "one, an installed umlbed has none)\n",
+            kdir, built[0] ? built : "none");
     goto out;
   }
   const char *vname = strrchr(vdir, '/') ? strrchr(vdir, '/') + 1 : vdir;

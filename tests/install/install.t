@@ -30,6 +30,8 @@ for g in $GENS; do
       [ -f "$I/lib/umlbed/kernel/$v/modules/umlbed_gpl.ko" ]
   done
 done
+check "the LuaLS definitions are installed with their folders (umlbed/bed.lua for umlbed.bed)" \
+  [ -f "$I/share/umlbed/meta/umlbed.lua" ] && [ -f "$I/share/umlbed/meta/umlbed/bed.lua" ]
 check "install.info names the prefix" grep -qx "prefix $PREFIX" "$I/lib/umlbed/install.info"
 # Every file under the prefix is in the manifest, so uninstall can remove it.
 manifest_whole() {
@@ -96,4 +98,6 @@ done
 make -s -C "$SRC" uninstall PREFIX=$PREFIX DESTDIR="$ROOT" >"$T/install.out" 2>&1
 check "make uninstall: exit 0" [ $? = 0 ] || diag "$T/install.out"
 check "make uninstall removes every file it installed" [ -z "$(find "$ROOT" \( -type f -o -type l \) -print -quit)" ]
+check "... and umlbed's own folders, not the shared ones" [ ! -e "$I/lib/umlbed" ] && [ ! -e "$I/share/umlbed" ] &&
+  [ -d "$I/bin" ]
 echo "1..$n"

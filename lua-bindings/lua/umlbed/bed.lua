@@ -19,8 +19,9 @@
 -- bed.sharers(owner, m, n) forks n sharers of mapping m; bed.loops(t, vm, list) starts a read loop on each
 -- mapping of list (see below).
 -- bed.stage(vm, hostpath [, name]) copies a host file (a module of one's own, a program) into the vm's shared
--- folder and returns its guest path; bed.test_modules(vm) is the host folder with the project's test modules
--- built for the running kernel (umlbed_gpl.ko, umlbed_proprietary.ko).
+-- folder and returns its guest path; bed.test_modules(vm, root) is the host folder with the project's test modules
+-- built for the running kernel (umlbed_gpl.ko, umlbed_proprietary.ko; root: the source tree, for variants that
+-- share their generation's full variant's).
 local generation = require "umlbed.generation"
 
 local M = {}
@@ -31,8 +32,20 @@ local function need(v, err, ...)
   return v, err, ...
 end
 
+-- Misuse names the scenario's line, as an argument error of the API does.
+local MODES = { shared = true, private = true }
+local PROTS = { r = true, rw = true }
+local function check(ok, fmt, ...)
+  if not ok then error("bed.setup: " .. fmt:format(...), 3) end
+end
+
 function M.setup(t, o)
-  assert(type(o) == "table" and math.type(o.pages) == "integer" and o.pages > 0, "bed.setup: pages= is required")
+  check(type(o) == "table", "an options table is required")
+  check(math.type(o.pages) == "integer" and o.pages > 0, "pages= must be a positive integer, not %s", tostring(o.pages))
+  check(o.mode == nil or MODES[o.mode], "mode= must be shared or private, not %s", tostring(o.mode))
+  check(o.prot == nil or PROTS[o.prot], "prot= must be r or rw, not %s", tostring(o.prot))
+  check(o.fill == nil or type(o.fill) == "string" or type(o.fill) == "function",
+        "fill= must be a string or a function, not a %s", type(o.fill))
   local b = {}
   b.vm = o.vm or need(t:vm())
   b.ps = b.vm.pagesize

@@ -27,7 +27,7 @@ function generation.default(root) end
 
 ---What build.sh wrote next to a built kernel (BUILD/kernel/VARIANT/obj/linux): variant.info.
 ---@param kernel string the kernel's path
----@return table<string,string>|nil info generation, base and the other keys
+---@return table<string,string>|nil info generation, base and export (the EXPORT_SYMBOL* the variant gives invalidate_mmap_range, or "none")
 ---@return string|nil err why not
 function generation.info(kernel) end
 
