@@ -387,6 +387,15 @@ sub reach {
     return \%r;
 }
 
+# drop_kept(PATH...): the run folders a runner kept for runs that were not ok. A mutant's failing runs are the
+# point, not a fault to look into, and their diagnostics are in the log already: a whole run would otherwise leave
+# a thousand of them in TMPDIR.
+sub drop_kept {
+    for my $d (@_) {
+        remove_tree($d) if defined $d && $d =~ m{/umlbed-\d+-[A-Za-z0-9]+\z} && -d $d;
+    }
+}
+
 # run_files(KERNEL, JSON, TIMEOUT, FILES): one runner over FILES; the verdicts by run name, and the file of each.
 sub run_files {
     my ($kernel, $json, $timeout, $log, @files) = @_;
@@ -395,6 +404,7 @@ sub run_files {
        '--kernel', $kernel, '--json', $json, @files);
     return undef unless -s $json;
     my $r = decode_json(slurp($json));
+    drop_kept(map { $_->{kept} } @{ $r->{results} // [] });
     return $r->{results} // [];
 }
 
@@ -416,9 +426,10 @@ sub run_stream {
     close $w;
     $child = $pid;
     open(my $lh, '>>', $log) or fail("$log: $!");
-    my (@runs, $stopped, $timed_out);
+    my (@runs, @kept, $stopped, $timed_out);
     while (my $l = <$r>) {
         print $lh $l;
+        push @kept, $1 if $l =~ /^# run folder kept: (\S+)\s*$/;
         # A run that timed out is followed by its diagnostics: whether the kernel reported something before the hang.
         if ($timed_out) {
             if ($l =~ /^#\s+vm\d+: console at the timeout \((kernel \w+|lockdep report)[^)]*\)/) {
@@ -442,6 +453,7 @@ sub run_stream {
     waitpid($pid, 0);
     undef $child;
     close $lh;
+    drop_kept(@kept);
     return \@runs;
 }
 
