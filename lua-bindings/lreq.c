@@ -19,10 +19,12 @@ typedef struct lcall {
 } lcall;
 
 static void lcall_free(lcall *c) { free(c); }
+static void lcall_free_v(void *c) { lcall_free(c); }
 
 static int call_cont(lua_State *L, int status, lua_KContext k) {
   lcall *c = (lcall *)k;
   (void)status;
+  c->task->answered = NULL;
   /* The record is freed before anything here can raise (a converter, a malformed error text). */
   int st = c->status, ok = c->ok, n = c->nfields;
   umb_conv conv = c->conv;
@@ -84,7 +86,10 @@ static void on_reply(umb_req *req, int status, umb_msg *m) {
       lua_pop(sc->L, 1);
     }
   }
-  /* Queued, not resumed here: a vm:kill() in one task cancels calls of others synchronously. */
+  /* Queued, not resumed here: a vm:kill() in one task cancels calls of others synchronously. Until it runs, the
+   * task owns the record (a scenario that ends first frees it with the task). */
+  c->task->answered = c;
+  c->task->answered_free = lcall_free_v;
   umb_task_wake(c->task, c->nfields);
 }
 

@@ -22,9 +22,13 @@ typedef struct umb_task {
   int coref;  /* Registry reference that anchors co while the task runs. */
   int resref; /* Registry reference of the results table or error string. */
   umb_task_state state;
-  int nargs;                    /* Values on co to resume it with when it runs next. */
-  int waited;                   /* task:wait() has seen its end (an error is then not reported). */
-  const char *pending_what;     /* What the task waits for (timeout reports). */
+  int nargs;                /* Values on co to resume it with when it runs next. */
+  int waited;               /* task:wait() has seen its end (an error is then not reported). */
+  const char *pending_what; /* What the task waits for (timeout reports). */
+  /* A call answered while the task waited to run again: if the scenario ends first (a timeout while another task
+   * was busy), the task is never resumed, and the call's record is freed with the task. */
+  void *answered;
+  void (*answered_free)(void *);
   struct umb_task *waiting_for; /* The task it waits for in task:wait(). */
   struct umb_task *next;        /* Every task of the scenario, in creation order. */
   struct umb_task *qnext;       /* Run queue. */

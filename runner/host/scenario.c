@@ -183,6 +183,7 @@ void umb_scen_free(umb_scen *sc) {
   while (sc->tasks) {
     umb_task *t = sc->tasks;
     sc->tasks = t->next;
+    if (t->answered && t->answered_free) t->answered_free(t->answered);
     free(t);
   }
   umb_run_free(&sc->run);
