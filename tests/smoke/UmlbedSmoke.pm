@@ -208,8 +208,8 @@ sub _alarm_secs {
 }
 
 # Boots argv in its own process group with stdin /dev/null, stdout+stderr and fd 3 on pipes, all temp files in
-# $o{tmpdir}. Waits for both pipes to close or for the timeout, which kills the group. Returns a hash with console,
-# tap, status, timed_out, seconds and first_tap (seconds to the first byte on fd 3).
+# $o{tmpdir}, in folder $o{cwd} when given. Waits for both pipes to close or for the timeout, which kills the group.
+# Returns a hash with console, tap, status, timed_out, seconds and first_tap (seconds to the first byte on fd 3).
 sub boot {
 	my (%o) = @_;
 	my @argv = @{ $o{argv} };
@@ -240,6 +240,7 @@ sub boot {
 		POSIX::dup2($out, 4) // _exit(126);
 		POSIX::close($_) for grep { $_ > 4 } $in, $out;
 		$ENV{TMPDIR} = $o{tmpdir};
+		if (defined $o{cwd}) { chdir($o{cwd}) or _exit(126); }
 		{ no warnings qw(exec); exec { $argv[0] } @argv; }
 		_exit(127);
 	}
@@ -323,6 +324,9 @@ sub show_console {
 	diag("---- TAP channel of $label ----");
 	diag($_) for split /\n/, $r->{tap};
 	diag("---- end of $label ----");
+	# A log may be cut to its last lines (a CI summary), so the failed checks are named again after the console.
+	my @failed = map { $_->{name} } grep { !$_->{ok} } Test::More->builder->details;
+	diag("failed above: $_") for @failed;
 }
 
 # Kernel warnings that are known, understood and not caused by the code under test. Each still shows up as a

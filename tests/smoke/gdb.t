@@ -81,7 +81,10 @@ for my $variant (@variants) {
 			    '-x', "$here/lx-helpers.gdb", '--args', @kargs);
 		note("@argv");
 		local $ENV{UMLBED_LX_MODDIR} = modules_dir($variant);
-		my $r = boot(argv => \@argv, tmpdir => "$dir/tmp", timeout => $ENV{UMLBED_GDB_TIMEOUT} // 120);
+		# lx-symbols also scans gdb's current folder for .ko files: in the module folder it finds no other
+		# variant's umlbed_gpl.ko and walks no kernel tree.
+		my $r = boot(argv => \@argv, tmpdir => "$dir/tmp", cwd => modules_dir($variant),
+			     timeout => $ENV{UMLBED_GDB_TIMEOUT} // 120);
 		my $con = $r->{console};
 		my %out;
 		$out{$1} = $2 while $con =~ /^umlbed-lx-begin (\w+)\n(.*?)^umlbed-lx-end$/msg;
@@ -91,7 +94,8 @@ for my $variant (@variants) {
 		ok(!$r->{leftover}, "$variant: no process of gdb or UML left after cleanup");
 		ok($con =~ /^\[Inferior 1 \(process \d+\) exited normally\]/m,
 		   "$variant: the kernel ran on to its power-off after the helpers and lx-symbols");
-		my ($holebegin) = $con =~ /^Breakpoint 1, invalidate_mmap_range \(.*holebegin=(\d+)/m;
+		# gdb names the thread that hit it when the inferior has more than one.
+		my ($holebegin) = $con =~ /^(?:Thread \d+ "[^"]*" hit )?Breakpoint 1, invalidate_mmap_range \(.*holebegin=(\d+)/m;
 		ok(defined $holebegin, "$variant: gdb stopped in the module's call of invalidate_mmap_range");
 
 		# The kernel prints its banner and its command line itself; the helpers must read the same from memory.
