@@ -242,6 +242,11 @@ static void task_run(umb_task *t) {
     t->pending_what = "nothing: it was stopped in busy Lua code";
     if (sc->busy_timeout) {
       luaL_traceback(sc->L, t->co, "the scenario's Lua code ran past the timeout without waiting for the guest", 0);
+      /* The tasks it kept from running (a guest call answered, a task they waited for ended) are part of why. */
+      for (umb_task *o = sc->qhead; o; o = o->qnext) {
+        lua_pushfstring(sc->L, "%s%s", o == sc->qhead ? "\nready to run but starved by it: " : ", ", o->where);
+        lua_concat(sc->L, 2);
+      }
       /* Finishing may close the Lua state at once: the text must not live on its stack. */
       char *msg = strdup(lua_tostring(sc->L, -1));
       lua_pop(sc->L, 1);

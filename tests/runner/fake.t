@@ -245,6 +245,13 @@ check "t:go: ... by the deadline hook (the TIMEOUT says so)" \
   diag_has "fake go busy" 'ran past the timeout without waiting for the guest'
 check "t:go: ... not before the limit, no hang past it (${secs}s for ${TO}s)" within "$secs" "$TO" "$GUARD"
 rm -rf "$TMPDIR"/umlbed-*
+# The run function's reply is read in the same turn as the busy task's, after it: the busy task runs first, and the
+# scenario ends with the run function's answered call not yet resumed. Its record must not leak (the ASan pass).
+run run "${F[@]}" --timeout "$TO" "$SCEN/fake-go-answered.lua"
+check "t:go: a busy task starves a task whose call was answered: TIMEOUT" verdict_is "fake go answered" TIMEOUT
+check "t:go: ... and the TIMEOUT names the starved run function" \
+  diag_has "fake go answered" 'ready to run but starved by it: the run function'
+rm -rf "$TMPDIR"/umlbed-*
 run run "${F[@]}" "$SCEN/fake-yield.lua"
 check "a bare coroutine.yield() is an ERROR, not a hang" verdict_is "fake yield" ERROR
 check "... saying it was outside a coroutine" diag_has "fake yield" 'coroutine.yield() outside a coroutine'

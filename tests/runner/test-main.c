@@ -33,7 +33,7 @@ static void fake_write(int fd, const char *s) {
 }
 
 /* Verbs: echo ARGS (reply with ARGS; faults echoes ADDR LEN and 7 for its time), fail ARGS (an error reply of
- * ARGS), defer (reply after the next request's reply), garbage,
+ * ARGS), defer (reply after the next request's reply, in the same write), garbage,
  * die, panic, hang, fork (a child that stays in the group), sleep MS, hold KEY (reply KEY once
  * "release KEY" arrives: concurrent calls), release KEY, spawn (a new worker PID from 100 on),
  * exit [CODE] (code 0: the "exited" event follows the reply at once; else it waits for "reap PID",
@@ -141,12 +141,11 @@ static int fake_uml(const char *mode) {
         /* faults ADDR LEN ACCESS: the access word becomes the time field, a fixed 7 ns. */
         char *sp = !strcmp(verb, "faults") && k > 3 ? strrchr(args, ' ') : NULL;
         if (sp) strcpy(sp, " 7");
-        snprintf(reply, sizeof reply, "%llu %s ok%s%s\n", id, verb, k > 3 ? " " : "", k > 3 ? args : "");
-        fake_write(4, reply);
-        if (deferred[0]) {
-          fake_write(4, deferred);
-          deferred[0] = '\0';
-        }
+        /* With a deferred reply, one write: the runner then reads both replies in one turn of its loop. */
+        static char both[sizeof reply + sizeof deferred];
+        snprintf(both, sizeof both, "%llu %s ok%s%s\n%s", id, verb, k > 3 ? " " : "", k > 3 ? args : "", deferred);
+        fake_write(4, both);
+        deferred[0] = '\0';
       }
       len -= (size_t)(nl + 1 - line);
       memmove(line, nl + 1, len);
