@@ -642,6 +642,16 @@ int umb_lua_boot(lua_State *L, int optidx) {
   int tt = 0;
   if (!lua_isnoneornil(L, optidx)) {
     luaL_checktype(L, optidx, LUA_TTABLE);
+    /* A misspelt option would otherwise boot with its default and no word said. */
+    lua_pushnil(L);
+    while (lua_next(L, optidx)) {
+      lua_pop(L, 1);
+      const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+      if (k == NULL || (strcmp(k, "mem") && strcmp(k, "cmdline") && strcmp(k, "time_travel")))
+        return luaL_argerror(L, optidx,
+                             lua_pushfstring(L, "unknown boot option %s%s%s (known: mem, cmdline, time_travel)",
+                                             k ? "'" : "a key of type ", k ? k : luaL_typename(L, -1), k ? "'" : ""));
+    }
     lua_getfield(L, optidx, "mem");
     mem = luaL_optstring(L, -1, NULL);
     if (mem && umb_mem_check(mem)) return umb_lua_fail(L, -EINVAL, "mem wants a size from 32M to 64G, such as 64M");

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# api.t: the scenario API on a fake UML: t:require/t:assert_* end FAILED, t:eq(expected, seen) diffs, require "lib.x", m:faults' total, integer limits.
+# api.t: the scenario API on a fake UML: t:require/t:assert_* end FAILED, t:eq(expected, seen) diffs, require "lib.x", m:faults' total, integer limits, t:vm's options.
 . "$(dirname "$0")/common.sh"
 export UMLBED_FAKE=agent
 F=(--fake-uml --kernel "$UMLBED_TEST" --agent "$UMLBED_TEST")
@@ -90,6 +90,12 @@ check "metric: the JSON report has both samples as given" jtrue '.results[0].met
   and $m[1].name == "plain" and $m[1].unit == "" and $m[1].labels == {}'
 # A parser reads 16 and 16.0 alike: the number's spelling in the file is what is tested.
 check "metric: a label that was an integer is a JSON integer" grep -Eq '"sharers": ?16$' "$T/metric.json"
+clean
+
+# ---- t:vm's options: an unknown key is a bad argument, the known ones boot. ----
+run run "${F[@]}" "$SCEN/api-vm-opts.lua"
+check "vm options: unknown keys refused by argument, known ones boot" verdict_is "api: vm options" ok
+[ "$rc" = 0 ] || diag "$T/out" "$T/err"
 clean
 
 # ---- The docs state no scenario count that disagrees with scenarios/*.lua. ----
