@@ -1,7 +1,7 @@
 # Batch part of the gdb helpers test: stops in the GPL module's call of invalidate_mmap_range(), runs the kernel's own
 # lx- helpers between markers the test reads, loads the module's symbols with lx-symbols, then runs to power-off.
-# The module folder comes from UMLBED_LX_MODDIR, since a gdb script has no arguments of its own. The two probes that
-# can fail on a generation catch their error, so that the kernel still runs on to its power-off.
+# The module folder comes from UMLBED_LX_MODDIR, since a gdb script has no arguments of its own. The probes that
+# read the module's symbols catch their error, so that a kernel whose symbols go wrong still runs to its power-off.
 break invalidate_mmap_range
 run
 echo \numlbed-lx-begin version\n
