@@ -19,14 +19,15 @@ export BUILD
 kernel_variants = $(if $(VARIANT),$(VARIANT),$(VARIANTS))
 UMLBED := $(BUILD)/runner/umlbed
 
-.PHONY: all deps kernel modules guest runner scenarios check checkpatch mutants mutate coverage kselftests install uninstall clean distclean help
+.PHONY: all deps kernel modules guest runner scenarios check check-slow checkpatch mutants mutate coverage kselftests install uninstall clean distclean help
 
 # The README's first command: build everything, then run the scenario folder.
 all: scenarios
 
 help:
 	@echo "make            build everything and run scenarios/"
-	@echo "make check      build everything and run the tests (prove)"
+	@echo "make check      build the kernels the tests boot and run the tests (prove), with the table of its time"
+	@echo "make check-slow the tests make check leaves out (tests/outside-check): mm selftests, coverage merge"
 	@echo "make kernel     build the patched UML kernels of generation GEN ($(GEN): $(VARIANTS)); VARIANT=name for one"
 	@echo "                GEN is one of $(GENERATIONS) (uml-kernel/generations/), default $(DEFAULT_GEN)"
 	@echo "make modules    build the test modules against each kernel variant"
@@ -75,32 +76,27 @@ install:
 uninstall:
 	@scripts/install.sh uninstall $(PREFIX) $(DESTDIR)
 
-# The README's second command: every test through prove (TAP), on every kernel generation: the series, smoke and
-# gdb tests and the scenario suite run on each generation's variants, the agent's tests on each generation's full
-# kernel. The default generation's coverage kernel is built too, for tests/coverage/merge.t (make coverage runs the
-# whole suite on it), each generation's mm kernel for tests/kselftests/kselftests.t (make kselftests), and each
-# generation's KASAN kernel for tests/kernel/points.t (the forced and explored races must pass on it too).
-# The runner's tests run twice, the second time against its ASan/UBSan build; valgrind checks the runner's unit
-# tests and fake-UML runs first. prove --directives prints every SKIP line, so the log says what did not run.
+# The README's second command: every test through prove (TAP), on every kernel generation (scripts/check.sh): each
+# generation's variants (full, gpl-only) and KASAN kernel are built, the runner's sanitizer build and valgrind pass
+# run, then prove runs tests/ two files at a time. It ends with the table of where the time went (also in
+# BUILD/check-times.json); tests/budget holds what it may cost and bench/check-cost.sh measures it. The mm kernels'
+# selftests (make kselftests), the coverage kernel (make coverage), the broken ports (make broken) and the mutants
+# (make mutate) are not part of it: HACKING.md says why and what each costs.
 # tests/lint.t, in the prove run, holds every shell script to shellcheck (.shellcheckrc) and every Lua file to
 # luacheck (.luacheckrc) and luac5.4 -p, as tests/runner/style.t holds the C to clang-format: a finding fails it.
-check_gens := $(filter-out $(DEFAULT_GEN),$(GENERATIONS))
 check: guest runner
-	@for g in $(GENERATIONS); do $(MAKE) -s kernel modules GEN=$$g VARIANT= || exit 1; done
-	@$(MAKE) -s kernel modules GEN=$(DEFAULT_GEN) VARIANT=$(call gen_key,$(DEFAULT_GEN),coverage)
-	@for g in $(GENERATIONS); do $(MAKE) -s kernel GEN=$$g VARIANT=$$($(generation) get $$g mm) || exit 1; done
-	@for g in $(GENERATIONS); do $(MAKE) -s kernel GEN=$$g VARIANT=$$($(generation) get $$g kasan) || exit 1; done
-	@$(MAKE) -s -C guest host
-	@$(MAKE) -s -C tests/agent
-	@$(MAKE) -s -C runner SAN=1
-	@$(MAKE) -s -C runner check-valgrind
-	UMLBED_BUILD=$(BUILD) UMLBED_VARIANTS="$(shell $(generation) all variants)" prove --directives -r tests/
-	@for g in $(check_gens); do \
-		k=$(BUILD)/kernel/full$$($(generation) get $$g suffix)/obj/linux; \
-		echo "UMLBED_BUILD=$(BUILD) UMLBED_KERNEL=$$k prove --directives tests/agent/agent.t"; \
-		UMLBED_BUILD=$(BUILD) UMLBED_KERNEL=$$k prove --directives tests/agent/agent.t || exit 1; \
-	done
-	UMLBED_BUILD=$(BUILD) UMLBED_RUNNER_DIR=$(BUILD)/runner-san prove --directives tests/runner/
+	@scripts/check.sh
+
+# The test files of tests/outside-check, each after the kernels it boots (its generation key, of every generation or
+# the default one): the mm selftests and the coverage data's merge.
+.PHONY: check-slow
+check-slow: guest runner
+	@while read -r f key gens _; do \
+		case $$f in tests/*.t) ;; *) continue ;; esac; \
+		case $$gens in all) gs="$(GENERATIONS)" ;; *) gs=$(DEFAULT_GEN) ;; esac; \
+		for g in $$gs; do $(MAKE) -s kernel modules GEN=$$g VARIANT=$$($(generation) get $$g $$key) || exit 1; done; \
+	done <tests/outside-check
+	UMLBED_BUILD=$(BUILD) prove --directives $$(sed -n 's/^\(tests\/[^[:space:]]*\.t\)[[:space:]].*/\1/p' tests/outside-check)
 
 # The kernel's own mm selftests (selftests/vm before Linux 6.3, selftests/mm since: the generation's "selftests")
 # in the bed: built static from the same Debian source (tests/kselftests/build.sh), each run in a fresh guest of the

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# make check: builds the kernels the tests boot, runs every test file through prove, and prints the table of where the time went.
+#
+# Each phase (a kernel build, the runner's sanitizer build, valgrind, the prove run) is timed by scripts/phases.pl
+# into BUILD/check-times.jsonl; prove's state file gives each test file's own seconds. At the end, pass or fail,
+# the table is printed and written to BUILD/check-times.json. The first failing phase ends the check with its
+# status, after the table.
+#
+# What it builds, per generation (uml-kernel/generations/): the "variants" (full and gpl-only, which share every
+# object but the export's, so the second costs a link) and the "kasan" variant (no DWARF: see
+# uml-kernel/config/nodebuginfo.config). The mm kernels (make kselftests), the coverage kernel (make coverage), the
+# broken ports (make broken) and the mutants (make mutate) have targets of their own: HACKING.md says why and what
+# each costs.
+#
+# CHECK_JOBS (default 2) is prove's -j: the test files run two at a time, except those in tests/kernel/, which build
+# kernels with every core and run one after the other (the --rules below).
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-$top/build}
+export BUILD
+gen_sh=$top/uml-kernel/generation.sh
+phases=$top/scripts/phases.pl
+log=$BUILD/check-times.jsonl
+state=$BUILD/check-prove.state
+mkdir -p "$BUILD"
+"$phases" start "$log"
+rm -f "$state"
+
+status=0
+# phase NAME CMD...: runs CMD as a timed phase unless an earlier one failed.
+phase() {
+	local name=$1
+	shift
+	[ "$status" = 0 ] || return 0
+	echo "check: $name"
+	"$phases" run "$log" "$name" -- "$@" || status=$?
+}
+
+report() {
+	"$phases" report "$log" "$BUILD/check-times.json" "$state"
+}
+trap 'report; exit 130' INT
+trap 'report; exit 143' TERM
+
+gens=$("$gen_sh" list)
+default=$("$gen_sh" default)
+for g in $gens; do
+	for v in $("$gen_sh" get "$g" variants) $("$gen_sh" get "$g" kasan); do
+		phase "kernel $v" make -s -C "$top" kernel modules GEN="$g" VARIANT="$v"
+	done
+done
+phase "runner (ASan/UBSan build)" make -s -C "$top/runner" SAN=1
+phase "agent tests (build)" make -s -C "$top/tests/agent"
+phase "runner under valgrind" make -s -C "$top/runner" check-valgrind
+
+# One prove run over every test file. The runner's own tests (and every test that sources tests/runner/common.sh)
+# drive the ASan/UBSan build, so its checks run once, under the sanitizers; the plain build is the one the scenario
+# suite, the smoke tests and valgrind run.
+cd "$top" || exit 2
+# Every test file but those that tests/outside-check gives to a target of their own.
+mapfile -t files < <(find tests -name '*.t' | sort |
+	grep -vxF -f <(sed -n 's/^\(tests\/[^[:space:]]*\.t\)[[:space:]].*/\1/p' tests/outside-check))
+phase "prove tests/" env UMLBED_BUILD="$BUILD" UMLBED_RUNNER_DIR="$BUILD/runner-san" \
+	UMLBED_VARIANTS="$("$gen_sh" all variants)" \
+	prove --directives -j "${CHECK_JOBS:-2}" --rules='seq=tests/kernel/*.t' --rules='par=**' \
+	--state=save --statefile="$state" "${files[@]}"
+# The agent's tests on each other generation's full kernel (the prove run boots the default generation's).
+for g in $gens; do
+	[ "$g" = "$default" ] && continue
+	phase "agent.t on $g" env UMLBED_BUILD="$BUILD" \
+		UMLBED_KERNEL="$BUILD/kernel/full$("$gen_sh" get "$g" suffix)/obj/linux" \
+		prove --directives tests/agent/agent.t
+done
+report
+exit "$status"
