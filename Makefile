@@ -80,8 +80,8 @@ uninstall:
 # generation's variants (full, gpl-only) and KASAN kernel are built, the runner's sanitizer build and valgrind pass
 # run, then prove runs tests/ two files at a time. It ends with the table of where the time went (also in
 # BUILD/check-times.json); tests/budget holds what it may cost and bench/check-cost.sh measures it. The mm kernels'
-# selftests (make kselftests), the coverage kernel (make coverage), the broken ports (make broken) and the mutants
-# (make mutate) are not part of it: HACKING.md says why and what each costs.
+# selftests and the coverage merge (make check-slow), the broken ports (make mutants) and mutation testing (make
+# mutate) are not part of it: HACKING.md says why and what each costs.
 # tests/lint.t, in the prove run, holds every shell script to shellcheck (.shellcheckrc) and every Lua file to
 # luacheck (.luacheckrc) and luac5.4 -p, as tests/runner/style.t holds the C to clang-format: a finding fails it.
 check: guest runner

@@ -8,12 +8,11 @@
 #
 # What it builds, per generation (uml-kernel/generations/): the "variants" (full and gpl-only, which share every
 # object but the export's, so the second costs a link) and the "kasan" variant (no DWARF: see
-# uml-kernel/config/nodebuginfo.config). The mm kernels (make kselftests), the coverage kernel (make coverage), the
-# broken ports (make broken) and the mutants (make mutate) have targets of their own: HACKING.md says why and what
-# each costs.
+# uml-kernel/config/nodebuginfo.config). The mm kernels and the coverage kernel (make check-slow, tests/outside-check),
+# the broken ports (make mutants) and mutation testing (make mutate) have targets of their own: HACKING.md says why
+# and what each costs.
 #
-# CHECK_JOBS (default 2) is prove's -j: the test files run two at a time, except those in tests/kernel/, which build
-# kernels with every core and run one after the other (the --rules below).
+# CHECK_JOBS (default 2) is prove's -j: the test files run two at a time.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$top/build}
@@ -24,7 +23,6 @@ log=$BUILD/check-times.jsonl
 state=$BUILD/check-prove.state
 mkdir -p "$BUILD"
 "$phases" start "$log"
-rm -f "$state"
 
 status=0
 # phase NAME CMD...: runs CMD as a timed phase unless an earlier one failed.
@@ -57,13 +55,16 @@ phase "runner under valgrind" make -s -C "$top/runner" check-valgrind
 # drive the ASan/UBSan build, so its checks run once, under the sanitizers; the plain build is the one the scenario
 # suite, the smoke tests and valgrind run.
 cd "$top" || exit 2
-# Every test file but those that tests/outside-check gives to a target of their own.
+# Every test file but those that tests/outside-check gives to make check-slow, the longest first so that two at a
+# time end together: on a build folder that has run make check, prove's state file knows each file's time
+# (--state=slow); else the files that build kernels or boot many guests go first.
+first='^tests/(kernel|mutate|scenarios)/|^tests/runner/(jail|hostile|uml|fake)\.t$'
 mapfile -t files < <(find tests -name '*.t' | sort |
-	grep -vxF -f <(sed -n 's/^\(tests\/[^[:space:]]*\.t\)[[:space:]].*/\1/p' tests/outside-check))
+	grep -vxF -f <(sed -n 's/^\(tests\/[^[:space:]]*\.t\)[[:space:]].*/\1/p' tests/outside-check) |
+	{ t=$(cat); grep -E "$first" <<<"$t"; grep -vE "$first" <<<"$t"; })
 phase "prove tests/" env UMLBED_BUILD="$BUILD" UMLBED_RUNNER_DIR="$BUILD/runner-san" \
 	UMLBED_VARIANTS="$("$gen_sh" all variants)" \
-	prove --directives -j "${CHECK_JOBS:-2}" --rules='seq=tests/kernel/*.t' --rules='par=**' \
-	--state=save --statefile="$state" "${files[@]}"
+	prove --directives -j "${CHECK_JOBS:-2}" --state=slow,save --statefile="$state" "${files[@]}"
 # The agent's tests on each other generation's full kernel (the prove run boots the default generation's).
 for g in $gens; do
 	[ "$g" = "$default" ] && continue

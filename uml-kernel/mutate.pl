@@ -3,9 +3,12 @@
 #
 #   mutate.pl list   [--gen GEN] [--all] [--shard K/N]          the mutants, one a line: ID<TAB>ORIGINAL<TAB>MUTATED
 #                                                                (the lines without their indentation)
-#   mutate.pl run    [--gen GEN] [--all] [--shard K/N] [--only ID]... [--out DIR] [--timeout S] [--resume]
+#   mutate.pl run    [--gen GEN] [--all] [--shard K/N] [--only ID]... [--scenario FILE]... [--out DIR] [--timeout S]
+#                    [--resume]
 #                    builds and runs each mutant, writes DIR/results.json (default BUILD/mutate/GEN/shard-K-of-N)
-#                    after each one; --resume keeps the results DIR holds of the same mutants (same id and change)
+#                    after each one; --resume keeps the results DIR holds of the same mutants (same id and change);
+#                    --scenario judges with those scenario files only (default: every file of scenarios/), for the
+#                    edit loop and for the tool's own test
 #   mutate.pl report [--gen GEN] [--out DIR] [--threshold F] [--equivalent F] RESULTS.json...
 #                    joins results (shards), writes DIR/report.json and DIR/index.html, and fails (exit 1) when the
 #                    score is below the threshold (tests/mutate/threshold) or when a mutant that was built and not
@@ -584,7 +587,9 @@ sub cmd_run {
     local $ENV{CCACHE_NOHASHDIR} = 1;
 
     my $reach = reach($g);
-    my @scen = glob("$top/scenarios/*.lua");
+    my @scen = @{ $o->{scenario} } ? map { abs_path($_) // fail("no scenario $_") } @{ $o->{scenario} }
+             : glob("$top/scenarios/*.lua");
+    my %chosen = map { $_ => 1 } @scen;
     note('no coverage reach data (make coverage): every mutant runs the whole suite') unless $reach;
     # The baseline: the unmutated kernel must pass every scenario, and gives each file's duration.
     my $base = run_files($kernel, "$out/baseline.json", 60, $log, @scen)
@@ -658,7 +663,7 @@ sub cmd_run {
                 # runs for every mutant rather than be left out.
                 my %known = map { %$_ } values %$reach;
                 my %sel = map { $_ => 1 } keys %{ $reach->{$mu->{function}} }, grep { !$known{$_} } @scen;
-                @files = sort keys %sel;
+                @files = sort grep { $chosen{$_} } keys %sel;
             }
             @files = sort { ($kills{$b} // 0) <=> ($kills{$a} // 0) || ($dur{$a} // 0) <=> ($dur{$b} // 0) } @files;
             judge(\%r, \@files, \%kills, $kernel, $timeout, $out, $log, \%names);
@@ -809,8 +814,8 @@ sub write_html {
 # ---- Main ----
 
 my $cmd = shift @ARGV // usage();
-my %o = (only => [], threshold => "$top/tests/mutate/threshold", equivalent => "$top/tests/mutate/equivalent");
-GetOptionsFromArray(\@ARGV, \%o, 'gen=s', 'all', 'shard=s', 'only=s@', 'out=s', 'timeout=i', 'threshold=s', 'equivalent=s',
+my %o = (only => [], scenario => [], threshold => "$top/tests/mutate/threshold", equivalent => "$top/tests/mutate/equivalent");
+GetOptionsFromArray(\@ARGV, \%o, 'gen=s', 'all', 'shard=s', 'only=s@', 'scenario=s@', 'out=s', 'timeout=i', 'threshold=s', 'equivalent=s',
     'resume')
     or usage();
 $o{gen} //= do { my $d = `"$gen_sh" default`; chomp $d; $d };

@@ -119,7 +119,7 @@ check "every variant file names a generation, and base + suffix gives its name b
 
 # The kernels make check builds: each says what it is in variant.info, which build.sh writes on every build.
 for g in "${gens[@]}"; do
-	for v in $("$gen_sh" get "$g" variants) $("$gen_sh" get "$g" mm); do
+	for v in $("$gen_sh" get "$g" variants) $("$gen_sh" get "$g" kasan); do
 		info=$BUILD/kernel/$v/variant.info
 		if [ ! -x "$BUILD/kernel/$v/obj/linux" ]; then
 			prereq_skip "$v: not built ($BUILD/kernel/$v/obj/linux; uml-kernel/build.sh $v)"

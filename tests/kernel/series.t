@@ -1,19 +1,17 @@
 #!/usr/bin/env bash
-# Checks each kernel generation's patch series (its "series" folder, patches/GEN/): applies to its pristine tree with patch and git apply, is clean under that tree's checkpatch --strict, and bisects (builds after each patch); its UML fixes ("fixes", uml-kernel/fixes/GEN/) and schedule points ("points", uml-kernel/points/GEN/) are checkpatch-clean too.
+# Checks each kernel generation's patch series (its "series" folder, patches/GEN/): applies to its pristine tree with patch and git apply and is clean under that tree's checkpatch --strict; its UML fixes ("fixes", uml-kernel/fixes/GEN/) and schedule points ("points", uml-kernel/points/GEN/) are checkpatch-clean too. bisect.t builds the kernel after each patch.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-$top/build}
 # Strict mode (CI=true or UMLBED_STRICT=1): a missing pristine tree fails its tests instead of skipping them.
 . "$top/tests/lib/strict.sh"
-# The generations (uml-kernel/generations/) and, for each, the full variant whose .config the bisect builds start
-# from: full with the generation's suffix.
+# The generations (uml-kernel/generations/), each with its series, fixes and points folders.
 generation=$top/uml-kernel/generation.sh
 mapfile -t generations < <("$generation" list)
 [ ${#generations[@]} -gt 0 ] || { echo "1..1"; echo "not ok 1 - uml-kernel/generation.sh lists generations"; exit 1; }
-declare -A full version series_dir fixes_dir points_dir
+declare -A version series_dir fixes_dir points_dir
 for g in "${generations[@]}"; do
-	full[$g]=full$("$generation" get "$g" suffix)
 	version[$g]=$("$generation" get "$g" version)
 	series_dir[$g]=$top/$("$generation" get "$g" series)
 	fixes_dir[$g]=$top/$("$generation" get "$g" fixes)
@@ -45,7 +43,7 @@ plan=0
 for g in "${generations[@]}"; do
 	np=$(series_of "$g" | wc -l)
 	nf=$(( $(fixes_of "$g" | wc -l) + $(points_of "$g" | wc -l) ))
-	plan=$((plan + 3 * np + 1 + nf))
+	plan=$((plan + 3 * np + nf))
 done
 echo "1..$plan"
 . "$top/tests/lib/tap.sh"
@@ -75,7 +73,7 @@ check_generation() {
 	nf=$((${#fixes[@]} + ${#points[@]}))
 
 	if [ ! -f "$pristine/Makefile" ]; then
-		for ((i = 0; i < 3 * np + 1 + nf; i++)); do prereq_skip "$g: no pristine tree at $pristine (make kernel GEN=$g)"; done
+		for ((i = 0; i < 3 * np + nf; i++)); do prereq_skip "$g: no pristine tree at $pristine (make kernel GEN=$g)"; done
 		return
 	fi
 
@@ -115,34 +113,6 @@ check_generation() {
 		checkpatch_clean "$pristine" "$dir/$p" "$g: checkpatch --strict clean: $p"
 	done
 
-	# Bisectability: one tree, one build folder, build after each patch (ccache makes the first build cheap).
-	local src=$tmp/$g-bisect/src obj=$tmp/$g-bisect/obj config=$BUILD/kernel/${full[$g]}/obj/.config failed=
-	if [ ! -f "$config" ]; then
-		not_ok "$g: kernel builds after each patch" "no $config to start from (make kernel VARIANT=${full[$g]})"
-		return
-	fi
-	mkdir -p "$obj"
-	cp -al "$pristine" "$src"
-	local -a kmake=(make -C "$src" O="$obj" ARCH=um -j"$(nproc)" -s)
-	command -v ccache >/dev/null && kmake+=(CC="ccache gcc")
-	for p in "${series[@]}"; do
-		patch -d "$src" -p1 -s --no-backup-if-mismatch -i "$dir/$p" >/dev/null 2>&1 || { failed="$p does not apply"; break; }
-		# Start from the full variant's config each time, so the trigger is on from the patch that adds it.
-		cp "$config" "$obj/.config"
-		"${kmake[@]}" olddefconfig >/dev/null 2>&1
-		if ! out=$(CCACHE_BASEDIR=$tmp/$g-bisect CCACHE_NOHASHDIR=1 "${kmake[@]}" 2>&1) || [ ! -x "$obj/linux" ]; then
-			failed="build fails after $p"
-			echo "$out" | tail -20 | diag
-			break
-		fi
-		echo "# $g: built after $p"
-	done
-	if [ -z "$failed" ]; then
-		pass "$g: kernel builds after each of the $np patches"
-	else
-		not_ok "$g: kernel builds after each patch" "$failed"
-	fi
-	rm -rf "$tmp/$g-bisect"
 }
 
 for g in "${generations[@]}"; do

@@ -5,7 +5,8 @@
 # is checked on results files written here: a survivor without a reason fails it, and so does a score below the
 # threshold (60 % here: one kill of three, the others explained, is below it); a reason passes it. A SIGTERM while a
 # mutant is in the tree puts the original back. The sharded run builds and runs three real mutants on the
-# default generation's full kernel (its own tree under BUILD/mutate/), once whole and once in three shards.
+# default generation's full kernel (its own tree under BUILD/mutate/), once whole and once in three shards, judged by
+# one quick scenario (--scenario), since the driver is under test here and the suite's power is make mutate's.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${UMLBED_BUILD:-${BUILD:-$top/build}}
@@ -104,6 +105,8 @@ else
 	for op in del ret rel; do ids+=("$(awk -F'\t' -v op=":$op:" 'index($1, op) { print $1; exit }' "$T/list")"); done
 	only=()
 	for id in "${ids[@]}"; do only+=(--only "$id"); done
+	# One quick scenario judges: the driver's logic is under test here, not the suite's power (make mutate).
+	only+=(--scenario "$top/scenarios/rounding.lua")
 	"$mutate" run "${only[@]}" --out "$T/whole" >"$T/whole.out" 2>&1
 	check "a run of three mutants (${ids[*]})" [ $? = 0 ]
 	for k in 1 2 3; do "$mutate" run --shard "$k/3" "${only[@]}" --out "$T/s$k" >"$T/s$k.out" 2>&1; done
@@ -118,7 +121,7 @@ else
 	id=${ids[0]}
 	file=$BUILD/mutate/kernel/full$("$gen_sh" get "$("$gen_sh" default)" suffix)/src/${id%%:*}
 	cp "$file" "$T/original"
-	"$mutate" run --only "$id" --out "$T/term" >"$T/term.out" 2>&1 &
+	"$mutate" run --only "$id" --scenario "$top/scenarios/rounding.lua" --out "$T/term" >"$T/term.out" 2>&1 &
 	pid=$!
 	# building: the mutant is in place, its original beside it, and its kbuild runs (bounded: a build takes seconds).
 	building() { [ -e "$file.umlbed-orig" ] && pgrep -f "O=$BUILD/mutate/" >/dev/null; }

@@ -10,6 +10,14 @@ BUILD=${UMLBED_BUILD:-$SRC/build}
 RDIR=${UMLBED_RUNNER_DIR:-$BUILD/runner}
 UMLBED=$RDIR/umlbed
 UMLBED_TEST=$RDIR/umlbed-test
+# The build without sanitizers, for the few checks the ASan/UBSan build cannot make (its peak memory, an allocation
+# failed by an LD_PRELOAD shim, valgrind): the build under test when it is that one, else BUILD/runner's, which make
+# check builds too. SANITIZED is non-empty when the build under test is the ASan/UBSan one.
+SANITIZED=
+grep -qa __asan_init "$UMLBED" 2>/dev/null && SANITIZED=1
+PLAIN_UMLBED=$UMLBED
+PLAIN_TEST=$UMLBED_TEST
+[ -n "$SANITIZED" ] && PLAIN_UMLBED=$BUILD/runner/umlbed PLAIN_TEST=$BUILD/runner/umlbed-test
 SCEN=$SRC/tests/runner/scenarios
 # shellcheck source=SCRIPTDIR/../lib/strict.sh
 . "$SRC/tests/lib/strict.sh"

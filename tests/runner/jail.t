@@ -7,8 +7,13 @@ AGENT=${UMLBED_AGENT:-$BUILD/guest/umlbed-agent}
 BUSYBOX=${UMLBED_BUSYBOX:-/bin/busybox}
 # UMLBED_JAIL_KERNELS: the folder holding VARIANT/obj/linux (another build's kernels, e.g. before a fix).
 KDIR=${UMLBED_JAIL_KERNELS:-$BUILD/kernel}
-# The default variants of every generation (uml-kernel/generations/): full and gpl-only of 6.1 and 6.12.
-read -ra VARIANTS <<<"${UMLBED_JAIL_VARIANTS:-$("$SRC/uml-kernel/generation.sh" all variants)}"
+# The first default variant of every generation (uml-kernel/generations/): full of 6.1 and 6.12. The jail is a fix of
+# the generation's (uml-kernel/fixes/GEN/um-hostfs-jail.patch) that its variants carry line for line; gpl-only
+# differs from full only in the export.
+firsts=$(for g in $("$SRC/uml-kernel/generation.sh" list); do
+  read -r v _ <<<"$("$SRC/uml-kernel/generation.sh" get "$g" variants)" && printf '%s ' "$v"
+done)
+read -ra VARIANTS <<<"${UMLBED_JAIL_VARIANTS:-$firsts}"
 # A guard against a hung runner only; the scenario's own timeout is exact.
 GUARD=$(scaled 1200)
 NAME="hostfs jail fuzz"

@@ -10,19 +10,21 @@ ulimit -c 0 2>/dev/null || true
 GUARD=$(scaled 60)
 PRELOAD=
 
-# skip REASON: a SKIP for what the build under test is, which strict mode allows; a missing tool or input is a
-# prereq_skip.
-skip() { n=$((n + 1)); echo "ok $n # SKIP $1"; }
 clean() { rm -rf "$TMPDIR"/umlbed-*; }
 show() { diag "$T/out"; diag "$T/err"; }
 # The TAP line whose text matches the ERE $1 and the diagnostics after it, up to the next result line.
 block() { re=$1 awk 'BEGIN { re = ENVIRON["re"] } /^(not )?ok [0-9]+ / { on = ($0 ~ re) } on' "$T/out"; }
 in_block() { block "$1" | grep -qE -- "$2"; }
 
+# The sanitizers own calloc (an LD_PRELOAD shim cannot fail it) and valgrind cannot run an ASan binary: the two
+# checks below run the build without sanitizers (PLAIN_UMLBED, common.sh), whichever build the file tests.
+tested=$UMLBED
+UMLBED=$PLAIN_UMLBED
+FP=(--fake-uml --kernel "$PLAIN_TEST" --agent "$PLAIN_TEST")
 # ---- A failed calloc of the folder-removal work request: after_rm(NULL, 0) dereferenced NULL. ----
 # An LD_PRELOAD shim fails exactly that allocation: calloc(1, sizeof(uv_work_t)) called from the runner's own code.
 if ldd "$UMLBED" 2>/dev/null | grep -q 'libasan\|libubsan'; then
-  skip "failed calloc at the end of a run: the sanitizers own calloc, an LD_PRELOAD shim cannot fail it"
+  prereq_skip "failed calloc at the end of a run: no build without sanitizers at $PLAIN_UMLBED (make runner)"
 elif read -ra uvflags <<<"$(pkg-config --cflags libuv 2>/dev/null)" &&
   ! ${CC:-cc} -std=c11 -Wall -Wextra -Werror -O2 -shared -fPIC "${uvflags[@]}" \
   -I"$SRC/protocol" -I"$SRC/runner/core" -I"$SRC/runner/host" -I"$SRC/runner/cli" \
@@ -32,7 +34,7 @@ else
   # The shim records each allocation it fails in its own log (FAILALLOC_LOG), apart from the runner's output.
   export FAILALLOC_LOG=$T/failalloc.log
   PRELOAD=$T/failalloc.so
-  grun run "${F[@]}" -j 1 "$SCEN/fake-ok.lua"
+  grun run "${FP[@]}" -j 1 "$SCEN/fake-ok.lua"
   PRELOAD=
   # One scenario, one work request: a second hit would be another calloc of the same size in the runner.
   check "failed calloc at the end of a run: the shim failed exactly one calloc of a uv_work_t in the runner" \
@@ -47,7 +49,7 @@ else
   export FAILALLOC=jobs3
   PRELOAD=$T/failalloc.so
   rm -f "$FAILALLOC_LOG"
-  grun list "${F[@]}" "$SCEN/fake-matrix.lua"
+  grun list "${FP[@]}" "$SCEN/fake-matrix.lua"
   PRELOAD=
   unset FAILALLOC
   check "out of memory growing the run list: the shim failed it" grep -q '^failalloc: realloc to three jobs' "$FAILALLOC_LOG"
@@ -60,7 +62,7 @@ else
   export FAILALLOC=buf2m
   PRELOAD=$T/failalloc.so
   rm -f "$FAILALLOC_LOG"
-  grun run "${F[@]}" "$SCEN/regress-args-nomem.lua"
+  grun run "${FP[@]}" "$SCEN/regress-args-nomem.lua"
   PRELOAD=
   unset FAILALLOC
   check "out of memory building a call's arguments: the shim failed it" grep -q '^failalloc: realloc to 2 MiB' "$FAILALLOC_LOG"
@@ -73,13 +75,13 @@ fi
 if ! command -v valgrind >/dev/null; then
   prereq_skip "no valgrind (Debian package valgrind)"
 elif ldd "$UMLBED" 2>/dev/null | grep -q 'libasan\|libubsan'; then
-  skip "the leak check of a malformed error reply runs under valgrind, not the sanitizers' build"
+  prereq_skip "malformed error reply under valgrind: no build without sanitizers at $PLAIN_UMLBED (make runner)"
 else
   mkdir -p "$T/vg"
-  GUARD=$(scaled 240) grun run "${F[@]}" "$SCEN/regress-bad-error-reply.lua"
+  GUARD=$(scaled 240) grun run "${FP[@]}" "$SCEN/regress-bad-error-reply.lua"
   rm -f "$T/r.json"
   valgrind -q --trace-children=yes --trace-children-skip='*/umlbed-test' --log-file="$T/vg/%p" \
-    --leak-check=full --errors-for-leak-kinds=definite "$UMLBED" run "${F[@]}" --json "$T/r.json" \
+    --leak-check=full --errors-for-leak-kinds=definite "$UMLBED" run "${FP[@]}" --json "$T/r.json" \
     --timeout "$(scaled 120)" "$SCEN/regress-bad-error-reply.lua" >"$T/out" 2>"$T/err"
   rc=$?
   check "malformed error reply: the run is ok under valgrind (exit $rc)" verdict_is "regress malformed error reply" ok
@@ -88,6 +90,7 @@ else
   grep -q 'definitely lost' "$T/vg"/* && diag "$T/vg"/*
   clean
 fi
+UMLBED=$tested
 
 # ---- vm:invalidate{file = PATH} without length= silently invalidated zero bytes at offset 0. ----
 # The check is on the host before any request, so the fake guest suffices.
