@@ -583,6 +583,10 @@ sub cmd_run {
     my $kernel = "$vdir/obj/linux";
     my @kmake = ('make', '-C', "$vdir/src", "O=$vdir/obj", 'ARCH=um', '-j' . ($ENV{JOBS_BUILD} // `nproc` + 0), '-s');
     push @kmake, 'CC=ccache gcc' if system('command -v ccache >/dev/null') == 0;
+    # UMLBED_MUTATE_KBUILD: a shell command that stands for each mutant's kbuild, given O=OBJ as $1. The driver's own
+    # test uses it to check the driver (shards, verdicts, a SIGTERM mid-build) without relinking a kernel per
+    # mutant; with it, every mutant runs the unmutated kernel.
+    @kmake = ('sh', '-c', $ENV{UMLBED_MUTATE_KBUILD}, 'kbuild', "O=$vdir/obj") if $ENV{UMLBED_MUTATE_KBUILD};
     local $ENV{CCACHE_BASEDIR} = $mbuild;
     local $ENV{CCACHE_NOHASHDIR} = 1;
 

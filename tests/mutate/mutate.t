@@ -4,9 +4,10 @@
 # The mutants are checked against the series itself: each one's line is a line a patch adds, and changed. The gate
 # is checked on results files written here: a survivor without a reason fails it, and so does a score below the
 # threshold (60 % here: one kill of three, the others explained, is below it); a reason passes it. A SIGTERM while a
-# mutant is in the tree puts the original back. The sharded run builds and runs three real mutants on the
-# default generation's full kernel (its own tree under BUILD/mutate/), once whole and once in three shards, judged by
-# one quick scenario (--scenario), since the driver is under test here and the suite's power is make mutate's.
+# mutant is in the tree puts the original back. The sharded run judges three mutants of the default generation's
+# full variant (its own tree under BUILD/mutate/), once whole and once in three shards, with a kbuild that builds
+# nothing (UMLBED_MUTATE_KBUILD) and one quick scenario (--scenario): the driver is under test here, and the
+# mutants' kernels and the suite's power are make mutate's.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${UMLBED_BUILD:-${BUILD:-$top/build}}
@@ -107,6 +108,8 @@ else
 	for id in "${ids[@]}"; do only+=(--only "$id"); done
 	# One quick scenario judges: the driver's logic is under test here, not the suite's power (make mutate).
 	only+=(--scenario "$top/scenarios/rounding.lua")
+	# A kbuild that builds nothing: the driver's logic is under test, not a mutant kernel (make mutate builds those).
+	export UMLBED_MUTATE_KBUILD=true
 	"$mutate" run "${only[@]}" --out "$T/whole" >"$T/whole.out" 2>&1
 	check "a run of three mutants (${ids[*]})" [ $? = 0 ]
 	for k in 1 2 3; do "$mutate" run --shard "$k/3" "${only[@]}" --out "$T/s$k" >"$T/s$k.out" 2>&1; done
@@ -116,12 +119,19 @@ else
 	verdicts "$T/whole/results.json" | diag
 	check "each of the three mutants was built and run" \
 		jqt '[.results[] | select(.verdict == "killed" or .verdict == "survived")] | length == 3' "$T/whole/results.json"
+	# A failed kbuild is a mutant that does not compile.
+	UMLBED_MUTATE_KBUILD=false "$mutate" run --only "${ids[0]}" --scenario "$top/scenarios/rounding.lua" \
+		--out "$T/nobuild" >"$T/nobuild.out" 2>&1
+	check "a kbuild that fails makes the mutant 'not built'" \
+		jqt '[.results[].verdict] == ["not built"]' "$T/nobuild/results.json"
 
 	# SIGTERM while a mutant is in the tree: the build is ended first, the original is put back with a new time.
 	id=${ids[0]}
 	file=$BUILD/mutate/kernel/full$("$gen_sh" get "$("$gen_sh" default)" suffix)/src/${id%%:*}
 	cp "$file" "$T/original"
-	"$mutate" run --only "$id" --scenario "$top/scenarios/rounding.lua" --out "$T/term" >"$T/term.out" 2>&1 &
+	# A kbuild that runs until it is ended, with the build folder in its command line as kbuild has it.
+	UMLBED_MUTATE_KBUILD='while :; do sleep 1; done' \
+		"$mutate" run --only "$id" --scenario "$top/scenarios/rounding.lua" --out "$T/term" >"$T/term.out" 2>&1 &
 	pid=$!
 	# building: the mutant is in place, its original beside it, and its kbuild runs (bounded: a build takes seconds).
 	building() { [ -e "$file.umlbed-orig" ] && pgrep -f "O=$BUILD/mutate/" >/dev/null; }
