@@ -77,11 +77,11 @@ uninstall:
 	@scripts/install.sh uninstall $(PREFIX) $(DESTDIR)
 
 # The README's second command: every test through prove (TAP), on every kernel generation (scripts/check.sh): each
-# generation's variants (full, gpl-only) and KASAN kernel are built, the runner's sanitizer build and valgrind pass
-# run, then prove runs tests/ two files at a time. It ends with the table of where the time went (also in
-# BUILD/check-times.json); tests/budget holds what it may cost and bench/check-cost.sh measures it. The mm kernels'
-# selftests and the coverage merge (make check-slow), the broken ports (make mutants) and mutation testing (make
-# mutate) are not part of it: HACKING.md says why and what each costs.
+# generation's variants (full, gpl-only) and KASAN kernel and the runner's sanitizer build are built, then prove
+# runs tests/ two files at a time (valgrind over the runner among them). It ends with the table of where the time
+# went (also in BUILD/check-times.json); tests/budget holds what it may cost and bench/check-cost.sh measures it.
+# The mm selftests, the coverage merge and the bisect builds (make check-slow), the broken ports (make mutants) and
+# mutation testing (make mutate) are not part of it: HACKING.md says why and what each costs.
 # tests/lint.t, in the prove run, holds every shell script to shellcheck (.shellcheckrc) and every Lua file to
 # luacheck (.luacheckrc) and luac5.4 -p, as tests/runner/style.t holds the C to clang-format: a finding fails it.
 check: guest runner

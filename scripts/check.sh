@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make check: builds the kernels the tests boot, runs every test file through prove, and prints the table of where the time went.
 #
-# Each phase (a kernel build, the runner's sanitizer build, valgrind, the prove run) is timed by scripts/phases.pl
+# Each phase (a kernel build, the runner's sanitizer build, the prove run) is timed by scripts/phases.pl
 # into BUILD/check-times.jsonl; prove's state file gives each test file's own seconds. At the end, pass or fail,
 # the table is printed and written to BUILD/check-times.json. The first failing phase ends the check with its
 # status, after the table.
@@ -49,11 +49,10 @@ for g in $gens; do
 done
 phase "runner (ASan/UBSan build)" make -s -C "$top/runner" SAN=1
 phase "agent tests (build)" make -s -C "$top/tests/agent"
-phase "runner under valgrind" make -s -C "$top/runner" check-valgrind
 
 # One prove run over every test file. The runner's own tests (and every test that sources tests/runner/common.sh)
 # drive the ASan/UBSan build, so its checks run once, under the sanitizers; the plain build is the one the scenario
-# suite, the smoke tests and valgrind run.
+# suite, the smoke tests and valgrind (tests/runner/valgrind.t, beside the others) run.
 cd "$top" || exit 2
 # Every test file but those that tests/outside-check gives to make check-slow, the longest first so that two at a
 # time end together: on a build folder that has run make check, prove's state file knows each file's time
