@@ -6,36 +6,14 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-$top/build}
 # Strict mode (CI=true or UMLBED_STRICT=1): a missing pristine tree fails its tests instead of skipping them.
 . "$top/tests/lib/strict.sh"
-# The generations (uml-kernel/generations/), each with its series, fixes and points folders.
-generation=$top/uml-kernel/generation.sh
-mapfile -t generations < <("$generation" list)
-[ ${#generations[@]} -gt 0 ] || { echo "1..1"; echo "not ok 1 - uml-kernel/generation.sh lists generations"; exit 1; }
-declare -A version series_dir fixes_dir points_dir
+# The generations (uml-kernel/generations/) with their series (tests/lib/series.sh), fixes and points folders.
+# shellcheck source=SCRIPTDIR/../lib/series.sh
+. "$top/tests/lib/series.sh"
+declare -A fixes_dir points_dir
 for g in "${generations[@]}"; do
-	version[$g]=$("$generation" get "$g" version)
-	series_dir[$g]=$top/$("$generation" get "$g" series)
 	fixes_dir[$g]=$top/$("$generation" get "$g" fixes)
 	points_dir[$g]=$top/$("$generation" get "$g" points)
 done
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/umlbed-series.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 130' INT TERM
-
-# The pristine tree of a generation, as build.sh chooses it (KSRC_6_12=, KSRC= of the generation's version, or
-# Debian's source package unpacked under BUILD/src/).
-tree_of() {
-	local var=KSRC_${1//./_} ksrc
-	ksrc=${!var:-${KSRC:-}}
-	if [ -n "$ksrc" ] && [ -f "$ksrc/Makefile" ]; then
-		local have
-		have=$(sed -n -e 's/^VERSION = \([0-9]*\)$/\1/p' -e 's/^PATCHLEVEL = \([0-9]*\)$/\1/p' "$ksrc/Makefile" | paste -sd.)
-		[ "$have" = "${version[$1]}" ] && { (cd "$ksrc" && pwd); return; }
-	fi
-	echo "$BUILD/src/$("$generation" get "$1" source)"
-}
-
-series_of() { grep -v -e '^#' -e '^[[:space:]]*$' "${series_dir[$1]}/series"; }
 fixes_of() { (cd "${fixes_dir[$1]}" 2>/dev/null && ls -- *.patch 2>/dev/null); }
 points_of() { (cd "${points_dir[$1]}" 2>/dev/null && ls -- *.patch 2>/dev/null); }
 
