@@ -571,22 +571,27 @@ sub cmd_run {
         put_back("$vdir/src/$f");
         note("put back $f, which a killed run had left mutated");
     }
+    # With UMLBED_MUTATE_KBUILD (below) no mutant is built: the tree is only patched and configured, for the lines
+    # to map into, and the runs take the build's own kernel of the variant.
+    my $stand_in = $ENV{UMLBED_MUTATE_KBUILD};
     note("building $variant in $vdir (log: $log)");
     {
         local $ENV{BUILD} = $mbuild;
         local $ENV{$kvar} = $pristine;
+        local $ENV{KBUILD_TARGETS} = $stand_in ? 'olddefconfig' : $ENV{KBUILD_TARGETS};
         sh($log, "$top/uml-kernel/build.sh", $variant) == 0 or fail("the unmutated $variant does not build (see $log)");
     }
     # The test modules of the full variant serve the mutate tree's kernel (same configuration and version).
     my $mods = "$BUILD/kernel/$variant/modules";
     if (-d $mods && !-e "$vdir/modules") { symlink($mods, "$vdir/modules") or fail("symlink $vdir/modules: $!") }
-    my $kernel = "$vdir/obj/linux";
+    my $kernel = $stand_in ? "$BUILD/kernel/$variant/obj/linux" : "$vdir/obj/linux";
+    -x $kernel or fail("no kernel $kernel (make kernel VARIANT=$variant)");
     my @kmake = ('make', '-C', "$vdir/src", "O=$vdir/obj", 'ARCH=um', '-j' . ($ENV{JOBS_BUILD} // `nproc` + 0), '-s');
     push @kmake, 'CC=ccache gcc' if system('command -v ccache >/dev/null') == 0;
     # UMLBED_MUTATE_KBUILD: a shell command that stands for each mutant's kbuild, given O=OBJ as $1. The driver's own
-    # test uses it to check the driver (shards, verdicts, a SIGTERM mid-build) without relinking a kernel per
-    # mutant; with it, every mutant runs the unmutated kernel.
-    @kmake = ('sh', '-c', $ENV{UMLBED_MUTATE_KBUILD}, 'kbuild', "O=$vdir/obj") if $ENV{UMLBED_MUTATE_KBUILD};
+    # test uses it to check the driver (shards, verdicts, a SIGTERM mid-build) without linking a kernel; with it,
+    # every mutant runs the variant's unmutated kernel from the build folder.
+    @kmake = ('sh', '-c', $stand_in, 'kbuild', "O=$vdir/obj") if $stand_in;
     local $ENV{CCACHE_BASEDIR} = $mbuild;
     local $ENV{CCACHE_NOHASHDIR} = 1;
 
