@@ -10,8 +10,10 @@
 # /dev and a tmpfs /dev/shm. The root becomes the namespace's root by pivot_root, not chroot, so user namespaces
 # (unshare -r) work inside as they do on a real machine.
 #
-# Only downloads and compiler output are shared with the host, never what is installed: the host's ccache folder
-# and a folder of downloaded .deb files are bind-mounted (--no-ccache leaves the ccache out).
+# Only downloads and compiler output are shared with the host, never what is installed: the host's ccache folder,
+# a folder of downloaded .deb files and a folder of finished kernel build folders (UMLBED_KERNEL_CACHE of
+# uml-kernel/build.sh, keyed by all a kernel is made of, under the cache folder) are bind-mounted. --no-ccache
+# leaves both build caches out: every kernel is compiled.
 #
 # The namespace dies with this script, even by SIGKILL (its unshare has a parent-death signal and kills its
 # child), so nothing stays mounted; the run folder is removed at the end, or by the next run when this one was
@@ -31,8 +33,8 @@ die() { echo "clean-room: $*" >&2; exit 2; }
 
 # Inside the namespaces: mounts what the command needs, makes the root the root, and runs the command there.
 inner() {
-	local root=$1 ccache_dir=$2 debs=$3 d v keep
-	shift 3
+	local root=$1 ccache_dir=$2 kcache=$3 debs=$4 d v keep
+	shift 4
 	mount --make-rprivate /
 	mount --bind "$root" "$root"
 	mount -t proc -o nosuid,nodev,noexec proc "$root/proc"
@@ -54,6 +56,10 @@ inner() {
 		mkdir -p "$root/root/.cache/ccache"
 		mount --bind "$ccache_dir" "$root/root/.cache/ccache"
 	fi
+	if [ -n "$kcache" ]; then
+		mkdir -p "$root/root/.cache/umlbed/kernels"
+		mount --bind "$kcache" "$root/root/.cache/umlbed/kernels"
+	fi
 	mount --bind "$debs" "$root/var/cache/apt/archives"
 	cd "$root"
 	mkdir -p .old-root
@@ -67,6 +73,7 @@ inner() {
 		[ -n "${!v+set}" ] && keep+=("$v=${!v}")
 	done
 	[ -n "$ccache_dir" ] && keep+=(CCACHE_DIR=/root/.cache/ccache)
+	[ -n "$kcache" ] && keep+=(UMLBED_KERNEL_CACHE=/root/.cache/umlbed/kernels)
 	cd /umlbed
 	exec env -i "${keep[@]}" /bin/sh -c "$*" </dev/null
 }
@@ -215,10 +222,13 @@ main() {
 	say "HEAD $(git -C "$root/umlbed" log -1 --format='%h %s' | cut -c1-80)"
 
 	ccache_dir=
+	kcache=
 	if [ "$ccache" = 1 ]; then
 		ccache_dir=$(ccache -k cache_dir 2>/dev/null || echo "$HOME/.cache/ccache")
-		mkdir -p "$ccache_dir"
+		kcache=$cache/kernels
+		mkdir -p "$ccache_dir" "$kcache"
 		say "ccache: the host's $ccache_dir is bind-mounted at /root/.cache/ccache (compiler output only)"
+		say "kernels: $kcache is bind-mounted at /root/.cache/umlbed/kernels (build folders of the root's kernels)"
 	fi
 	say "downloads: $cache/debs is bind-mounted at /var/cache/apt/archives (.deb files only)"
 	say "running: $cmd"
@@ -234,7 +244,7 @@ main() {
 	set -m
 	setpriv --pdeathsig KILL env --default-signal \
 		unshare --mount --pid --fork --kill-child --propagation private \
-		"$self" --inner "$root" "$ccache_dir" "$cache/debs" "$cmd" > >(tee -a "$log") 2>&1 &
+		"$self" --inner "$root" "$ccache_dir" "$kcache" "$cache/debs" "$cmd" > >(tee -a "$log") 2>&1 &
 	child=$!
 	set +m
 	rc=0

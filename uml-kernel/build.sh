@@ -186,11 +186,46 @@ if command -v ccache >/dev/null; then
 	export CCACHE_BASEDIR=$BUILD CCACHE_NOHASHDIR=1
 	kmake+=(CC="ccache gcc")
 fi
+# UMLBED_KERNEL_CACHE=DIR keeps each finished build folder (obj/) under the hash of everything it is made of: the
+# pristine source, the series and the .config inputs (both hashed above), this script and check-config.sh, the
+# compiler and linker versions, and the build folder's path (kbuild's .cmd files hold absolute source paths). The
+# clean room sets it, so a warm CI run copies a kernel it built before instead of compiling it again from ccache.
+# A cached folder is copied in only where obj/ is not already that build; the source files written since the
+# pristine extraction (the patched ones) get the pristine Makefile's time, older
+# than every object, so kbuild's later no-op runs see nothing to redo.
+cache_key=
+restored=
+if [ -n "${UMLBED_KERNEL_CACHE:-}" ] && [ -z "${KBUILD_TARGETS:-}" ]; then
+	cache_key=$( {
+		echo "$variant $BUILD $series_hash $config_hash"
+		cat "$top/uml-kernel/build.sh" "$top/uml-kernel/check-config.sh"
+		gcc --version | head -n 1
+		ld --version | head -n 1
+	} | sha256sum | cut -c1-24)
+	centry=$UMLBED_KERNEL_CACHE/$variant/$cache_key
+	if [ "$(cat "$vdir/.cached" 2>/dev/null)" != "$cache_key" ] && [ -f "$centry/linux" ]; then
+		say CACHED "$variant ($centry)"
+		rm -rf "$obj" && cp -a "$centry" "$obj"
+		find "$src" -type f -newer "$pristine/Makefile" -exec touch -r "$pristine/Makefile" {} +
+		echo "$cache_key" >"$vdir/.cached"
+		restored=1
+	fi
+fi
 # KBUILD_TARGETS: the kbuild targets to make instead of the whole kernel (tests/kernel/build.t builds the objects
 # its edits reach: what it checks is the tree build.sh patches, not a link).
-say BUILD "$variant${KBUILD_TARGETS:+ ($KBUILD_TARGETS)}"
-# shellcheck disable=SC2086 # KBUILD_TARGETS is a list of targets.
-"${kmake[@]}" -s ${KBUILD_TARGETS:-}
+if [ -z "$restored" ]; then
+	say BUILD "$variant${KBUILD_TARGETS:+ ($KBUILD_TARGETS)}"
+	# shellcheck disable=SC2086 # KBUILD_TARGETS is a list of targets.
+	"${kmake[@]}" -s ${KBUILD_TARGETS:-}
+	if [ -n "$cache_key" ] && [ "$(cat "$vdir/.cached" 2>/dev/null)" != "$cache_key" ]; then
+		# Stored whole or not at all (a copy under a temporary name, renamed), and only by the build that made
+		# this key's folder; the variant keeps its newest two.
+		mkdir -p "$UMLBED_KERNEL_CACHE/$variant"
+		rm -rf "$centry.tmp" && cp -a "$obj" "$centry.tmp" && rm -rf "$centry" && mv "$centry.tmp" "$centry"
+		ls -1dt "$UMLBED_KERNEL_CACHE/$variant"/*/ | tail -n +3 | xargs -r rm -rf
+		echo "$cache_key" >"$vdir/.cached"
+	fi
+fi
 ln -sfn "kernel/$variant/obj/linux" "$BUILD/linux-$variant"
 # What the runner's --generation GEN --variant NAME looks for: written on every build, replaced whole.
 suffix=$(gen_key suffix)
