@@ -222,7 +222,8 @@ if [ -z "$restored" ]; then
 		# this key's folder; the variant keeps its newest two.
 		mkdir -p "$UMLBED_KERNEL_CACHE/$variant"
 		rm -rf "$centry.tmp" && cp -a "$obj" "$centry.tmp" && rm -rf "$centry" && mv "$centry.tmp" "$centry"
-		ls -1dt "$UMLBED_KERNEL_CACHE/$variant"/*/ | tail -n +3 | xargs -r rm -rf
+		find "$UMLBED_KERNEL_CACHE/$variant" -mindepth 1 -maxdepth 1 -type d -printf '%T@ %p\n' |
+			sort -rn | tail -n +3 | cut -d' ' -f2- | xargs -r -d '\n' rm -rf
 		echo "$cache_key" >"$vdir/.cached"
 	fi
 fi

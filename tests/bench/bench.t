@@ -2,6 +2,8 @@
 # bench.t: each bench/ script in its quickest mode prints its table and parses; no timing is asserted.
 # The runner tests' setup: paths, a private TMPDIR (the scripts' scratch folders and the runs' folders go there, so
 # leftovers can be counted) and the TAP helpers.
+# Its subject is the benchmark tools, whose figures a sanitizer would distort, not the runner: it drives the runner's build without sanitizers.
+PLAIN_RUNNER=1
 . "$(dirname "$0")/../runner/common.sh"
 KERNEL=${UMLBED_KERNEL:-$BUILD/kernel/full/obj/linux}
 if [ ! -x "$KERNEL" ] || [ ! -f "$BUILD/guest/umlbed-agent" ] || [ ! -x "$UMLBED" ]; then

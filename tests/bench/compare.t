@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # compare.t: umlbed bench --compare refuses results it cannot compare (exit 2, naming the file and point) instead
 # of calling a change "same within noise"; a made-up result, so no kernel is needed.
+# Its subject is the benchmark tools, whose figures a sanitizer would distort, not the runner: it drives the runner's build without sanitizers.
+PLAIN_RUNNER=1
 . "$(dirname "$0")/../runner/common.sh"
 [ -x "$UMLBED" ] || prereq_skip_all "no runner ($UMLBED; make runner)"
 # One point with its statistics; MEDIAN is written as given (JSON text), so it can be anything.

@@ -2,6 +2,8 @@
 # merge.t: the coverage kernel's data, per run folder, sums to the same series totals from -j 2 runs as from -j 1.
 # Also: each run folder is named after its run and has one vmN folder per instance, and a kernel that is killed
 # rather than powered off is reported as having lost its data.
+# Its subject is the kernel's coverage data, not the runner: it drives the runner's build without sanitizers.
+PLAIN_RUNNER=1
 . "$(dirname "$0")/../runner/common.sh"
 # The default generation's coverage variant (uml-kernel/generations/), which make check builds.
 GEN=$("$SRC/uml-kernel/generation.sh" default)

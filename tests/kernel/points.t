@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# points.t: the schedule points (/sys/kernel/umlbed_points/) on each generation's built kernels: every point and the interface, and the deterministic races on full and KASAN, and each race port (race-mutants) caught by its forced interleaving.
+# points.t: the schedule points (/sys/kernel/umlbed_points/) on each generation's built kernels: every point and the interface, and the deterministic races on full and KASAN, the race scenarios on KASAN, and each race port (race-mutants) caught by its forced interleaving.
 #
 # tests/kernel/points.lua parks a task at each point and checks what it has and has not done yet; races.lua forces
 # three interleavings of an invalidation with a mapper's exit. The scenarios of RACE_SCENARIOS force or enumerate
-# interleavings of their own; they, points.lua and races.lua must pass on full and on the KASAN variant (a KASAN
-# or lockdep report is CRASHED). On a race port of uml-kernel/broken/GEN/ the interleaving that port gets wrong
+# interleavings of their own; points.lua and races.lua must pass on full and on the KASAN variant, and those
+# scenarios on KASAN (tests/scenarios/suite.t runs them on full); a KASAN or lockdep report is CRASHED. On a race port of uml-kernel/broken/GEN/ the interleaving that port gets wrong
 # must end CRASHED with its kernel report: KASAN's for the walks that use a freed VMA (broken-nolock,
 # broken-stale-vma), lockdep's for UML's unlocked flush (broken-noflushfix). A kernel that is not built is a SKIP:
 # a failure under strict mode for full and KASAN, which make check builds, not for a race port.
+# Its subject is the kernel's schedule points and races, not the runner: it drives the runner's build without sanitizers.
+PLAIN_RUNNER=1
 . "$(dirname "$0")/../runner/common.sh"
 need_jq
 AGENT=${UMLBED_AGENT:-$BUILD/guest/umlbed-agent}
@@ -36,11 +38,13 @@ crashed_with() { verdict_is "$1" CRASHED && diag_re "$1" "$2"; }
 # The scenarios whose interleavings are forced by schedule points, each with its count of runs (matrix entries).
 declare -A RACE_SCENARIOS=([exit-race.lua]=4 [explore-exit.lua]=2 [explore-invalidators.lua]=2 [forced-races.lua]=4)
 
-# correct GEN VARIANT: the points, the three races and RACE_SCENARIOS pass on VARIANT, a correct kernel of GEN.
+# correct GEN VARIANT [SCENARIOS]: the points and the three races pass on VARIANT, a correct kernel of GEN, and
+# with a third argument RACE_SCENARIOS too. On full they are left to tests/scenarios/suite.t, which runs the whole
+# scenario folder on each generation's full kernel: only KASAN's kernel is not booted by the suite.
 correct() {
   local g=$1 v=$2 k sc
   if ! k=$(kernel "$v"); then
-    for _ in 1 2 3; do prereq_skip "$g: $v not built (uml-kernel/build.sh $v)"; done
+    for _ in 1 2 ${3:+3}; do prereq_skip "$g: $v not built (uml-kernel/build.sh $v)"; done
     return
   fi
   run run --kernel "$k" --agent "$AGENT" "$SRC/tests/kernel/points.lua"
@@ -49,6 +53,7 @@ correct() {
   run run --kernel "$k" --agent "$AGENT" "$SRC/tests/kernel/races.lua"
   check "$g: $v: the three forced races pass" jtrue '.summary.ok == 3 and (.results | length) == 3'
   [ "$rc" = 0 ] || jq -r '.results[] | "\(.name): \(.verdict)\n\(.diag // "")"' "$J" | head -40 | diag
+  [ -n "${3:-}" ] || return 0
   local want=0 files=()
   for sc in "${!RACE_SCENARIOS[@]}"; do
     files+=("$SRC/scenarios/$sc")
@@ -63,7 +68,7 @@ correct() {
 
 for g in $("$gen_sh" list); do
   correct "$g" "full$("$gen_sh" get "$g" suffix)"
-  correct "$g" "$("$gen_sh" get "$g" kasan)"
+  correct "$g" "$("$gen_sh" get "$g" kasan)" scenarios
   for v in $("$gen_sh" get "$g" race-mutants); do
     base=$("$gen_sh" base "$v")
     if [ -z "${race[$base]:-}" ]; then

@@ -2,6 +2,8 @@
 # kselftests.t: the kernel's own mm selftests of each generation (uml-kernel/generations/), built static and run one per fresh guest, match their tables.
 # Also: a table that is wrong in either direction (a pass it calls an xfail, a skip it calls a pass) fails the
 # runs it is wrong about, naming its file:line, and a malformed table is an ERROR naming file:line.
+# Its subject is the kernel's own mm selftests, not the runner: it drives the runner's build without sanitizers.
+PLAIN_RUNNER=1
 . "$(dirname "$0")/../runner/common.sh"
 generation=$SRC/uml-kernel/generation.sh
 DEFAULT=$("$generation" default)
