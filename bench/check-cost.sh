@@ -9,7 +9,8 @@
 #                row with a CPU neighbour must all pass); the budget still applies
 #
 # Each run's phase table is make check's own (BUILD/check-times.json; the clean room copies it out to
-# build/clean-room/logs/build/). The figures go to build/check-cost/RUN.json. This is a benchmark, not a test: the
+# build/clean-room/logs/build/). The figures go to build/check-cost/N-RUN.json (N: the run's place in the list, so
+# three warm runs keep three logs). The runs are strict (CI=true), as .ci/run is. This is a benchmark, not a test: the
 # machine's load changes the figures, so compare runs taken side by side, never a figure of another day.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -30,8 +31,12 @@ trap '[ -n "$hog" ] && kill "$hog" 2>/dev/null' EXIT
 # limit KEY: the budget's seconds for KEY.
 limit() { awk -v k="$1" '$1 == k { print $2 }' "$budget"; }
 
+# The runs are CI's: strict, so a missing tool or kernel fails instead of skipping (.ci/run sets the same).
+export CI=${CI:-true}
 status=0
+i=0
 for r in "${runs[@]}"; do
+	i=$((i + 1))
 	case $r in
 	cold) key=ci-cold cmd=("$top/scripts/clean-room.sh" --fresh --no-ccache) times=$top/build/clean-room/logs/build/check-times.json ;;
 	warm) key=ci-warm cmd=("$top/scripts/clean-room.sh") times=$top/build/clean-room/logs/build/check-times.json ;;
@@ -46,7 +51,7 @@ for r in "${runs[@]}"; do
 		hog=$!
 	fi
 	t0=$(date +%s)
-	"${cmd[@]}" >"$out/$r.log" 2>&1
+	"${cmd[@]}" >"$out/$i-$r.log" 2>&1
 	rc=$?
 	if [ -n "$hog" ]; then
 		kill "$hog" 2>/dev/null
@@ -54,15 +59,15 @@ for r in "${runs[@]}"; do
 		hog=
 	fi
 	secs=$(($(date +%s) - t0))
-	echo "check-cost: $r: exit $rc in $secs s (budget $key $max s); log $out/$r.log"
+	echo "check-cost: $r: exit $rc in $secs s (budget $key $max s); log $out/$i-$r.log"
 	if [ -f "$times" ]; then
-		cp "$times" "$out/$r-phases.json"
+		cp "$times" "$out/$i-$r-phases.json"
 		jq -r '.largest[] | "  \(.seconds) s  \(.name)"' "$times"
 	else
 		echo "check-cost: $r: no phase table ($times)" >&2
 	fi
 	jq -n --arg run "$r" --argjson rc "$rc" --argjson s "$secs" --argjson max "$max" --argjson nb "$neighbour" \
-		'{run: $run, exit: $rc, seconds: $s, budget: $max, neighbour: ($nb == 1)}' >"$out/$r.json"
+		'{run: $run, exit: $rc, seconds: $s, budget: $max, neighbour: ($nb == 1)}' >"$out/$i-$r.json"
 	if [ "$rc" != 0 ]; then
 		echo "check-cost: $r: the run failed (exit $rc)"; status=1
 	elif [ "$secs" -gt "$max" ]; then
