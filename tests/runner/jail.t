@@ -53,7 +53,7 @@ fuzz() {
   outside "$out"
   snapshot "$out" >"$T/before"
 
-  JAIL_OUTSIDE=$out grun run --kernel "$2" --agent "$AGENT" "$SCEN/jail-fuzz.lua"
+  JAIL_OUTSIDE=$out JAIL_PROBE=$T/jail-probe grun run --kernel "$2" --agent "$AGENT" "$SCEN/jail-fuzz.lua"
   check "$1: no generated form and no raced operation got out of the jail (exit $rc)" verdict_is "$NAME" ok
   verdict_is "$NAME" ok 2>/dev/null || diag "$T/out" "$T/err"
   # The scenario's counts, as comments; a generator that made few forms would prove little.
@@ -65,6 +65,10 @@ fuzz() {
   cmp -s "$T/before" "$T/after" || diff "$T/before" "$T/after" | head -n 40 | diag
   rm -rf "$TMPDIR"/umlbed-*
 }
+
+# The guest's probe of the mount forms, one static process for all of them (jail/probe.c).
+gcc -std=c11 -O2 -Wall -Wextra -Werror -static -o "$T/jail-probe" "$SRC/tests/runner/jail/probe.c" 2>"$T/cc.err" ||
+  prereq_skip_all "cannot build the guest's static probe: $(head -n 1 "$T/cc.err")"
 
 # A host without openat2(2) (before Linux 5.6, or behind a seccomp profile that refuses it) gets the jail's other
 # resolution, a walk one component at a time: each kernel runs the fuzz a second time under jail/noopenat2.c.

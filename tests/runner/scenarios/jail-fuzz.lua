@@ -1,4 +1,4 @@
--- jail-fuzz.lua: a hostile guest against hostfs's jail (hostfs=DIR): generated mount options and a two-mount dcache race read, create and change nothing outside the run's root folder (JAIL_OUTSIDE: a host folder outside the run folder, from jail.t).
+-- jail-fuzz.lua: a hostile guest against hostfs's jail (hostfs=DIR): generated mount options and a two-mount dcache race read, create and change nothing outside the run's root folder (JAIL_OUTSIDE: a host folder outside the run folder, JAIL_PROBE: a static build of jail/probe.c, both from jail.t).
 --
 -- Forms are generated, never drawn from a clock: symbolic links at every depth of a folder chain (to /, to the
 -- outside folder, to the run folder, absolute and relative, chained, dangling, into the jail), joined with "/",
@@ -11,6 +11,7 @@
 -- sees what it looks for: the same probes on a mirror of the outside folders planted inside the jail, and each
 -- race operation on a real folder.
 local OUT = os.getenv("JAIL_OUTSIDE")
+local PROBE = os.getenv("JAIL_PROBE")
 local PATH_MAX = 4096
 
 -- The host's text of a file, or nil.
@@ -42,6 +43,7 @@ return {
   timeout = 900,
   run = function(t)
     assert(OUT and OUT:sub(1, 1) == "/", "JAIL_OUTSIDE must name a host folder (absolute) holding jail-canary")
+    assert(PROBE, "JAIL_PROBE must name a static build of tests/runner/jail/probe.c")
     local secret = assert(slurp(OUT .. "/jail-canary"), "no jail-canary in JAIL_OUTSIDE"):match("^(%S+)")
     assert(secret, "jail-canary's first word is the secret")
     local vm = assert(t:vm())
@@ -63,7 +65,8 @@ return {
     local spots = { "", OUT, VMDIR }
 
     -- ---- The layout in the jail, made by the guest through its root (the jail itself). ----
-    local setup = { "mkdir -p /mnt /m1 /m2", "echo jail-inside:/ > /.jailmark", "ln -s / /x" }
+    local setup = { "mkdir -p /mnt /m1 /m2", "cp /shared/jail-probe /jail-probe && chmod 755 /jail-probe",
+                    "echo jail-inside:/ > /.jailmark", "ln -s / /x" }
     local inside_dirs = { "/" }
     local function mkdir(dir)
       setup[#setup + 1] = "mkdir -p " .. q(dir) .. " && echo " .. q("jail-inside:" .. dir) .. " > "
@@ -195,31 +198,10 @@ return {
     end
     for _, lf in ipairs(longforms) do form(lf.opt, lf.what, lf.family) end
 
-    -- ---- The probe: one shell function, the same for every form and for the controls. ----
-    local probe = {
-      "p() {",
-      "  if mount -t hostfs none /mnt ${2:+-o \"$2\"} 2>/dev/null; then",
-      "    r=\"M N:$(stat -c %i /mnt 2>/dev/null)\"",
-      "    { read -r x < /mnt/.jailmark; } 2>/dev/null && r=\"$r I:$x\"",
-      "    i=0",
-      "    for s in '' " .. q(OUT) .. " " .. q(VMDIR) .. "; do",
-      "      if [ -e \"/mnt$s/jail-canary\" ]; then",
-      "        { read -r x < \"/mnt$s/jail-canary\"; } 2>/dev/null && r=\"$r R$i:$x\"",
-      "        { true > \"/mnt$s/jail-created-$1\"; } 2>/dev/null && r=\"$r C$i\"",
-      "      fi",
-      "      i=$((i + 1))",
-      "    done",
-      "    umount /mnt 2>/dev/null || r=\"$r U\"",
-      "  else",
-      "    r=F",
-      "  fi",
-      "  echo \"P $1 $r\"",
-      "}",
-    }
     local function script(name, lines)
       local path = vm.shared .. "/" .. name
       local w = assert(io.open(path, "w"))
-      w:write(table.concat(probe, "\n"), "\n", table.concat(lines, "\n"), "\necho END-OF-SCRIPT\n")
+      w:write(table.concat(lines, "\n"), "\necho END-OF-SCRIPT\n")
       w:close()
       local status, out = assert(vm:run { path = "/bin/sh", args = { "/shared/" .. name }, timeout = 600 })
       t:assert_true(status == "exit:0" and out:find("\nEND%-OF%-SCRIPT\n$"),
@@ -232,6 +214,26 @@ return {
       return res
     end
 
+    -- ---- The probe: one guest process (jail.t's build of tests/runner/jail/probe.c), the same for every form and
+    -- for the controls. For each form it mounts, reads the inode and marker of what it mounted, reads and creates
+    -- beside each canary it shows, and unmounts. ----
+    local pf = assert(io.open(PROBE, "rb"))
+    local pw = assert(io.open(vm.shared .. "/jail-probe", "wb"))
+    pw:write(pf:read("a"))
+    pf:close()
+    pw:close()
+    -- probe(NAME, FORMS): FORMS ({id, option} pairs) written to /shared/NAME and probed by one run of the probe; its
+    -- results by id.
+    local function probe(name, list)
+      local w = assert(io.open(vm.shared .. "/" .. name, "w"))
+      for _, form_ in ipairs(list) do w:write(form_[1], "\t", form_[2], "\n") end
+      w:close()
+      local status, out = assert(vm:run { path = "/jail-probe", args = { "/shared/" .. name, table.unpack(spots) },
+                                          timeout = 600 })
+      t:assert_true(status == "exit:0", name .. " ran to its end (" .. status .. "): " .. out:sub(-2000))
+      return parse(out)
+    end
+
     local out = script("jail-setup.sh", setup)
     t:assert_true(not out:find("LONG-FAILED", 1, true), "the long chain was made\n" .. out:sub(1, 2000))
     local inos = {}
@@ -240,8 +242,8 @@ return {
                   "the setup listed the inodes of the jail's folders\n" .. out:sub(1, 2000))
 
     -- ---- Controls: the probe sees a canary, creates beside it and finds a marker where they are. ----
-    local ctl = parse(script("jail-control.sh", { "p ctl-mirror /jf/mirror", "p ctl-marker /jf/d1",
-                                                   "p ctl-refused /jf/nonexistent" }))
+    local ctl = probe("jail-control", { { "ctl-mirror", "/jf/mirror" }, { "ctl-marker", "/jf/d1" },
+                                        { "ctl-refused", "/jf/nonexistent" } })
     local m = ctl["ctl-mirror"] or ""
     for i = 0, #spots - 1 do
       t:eq(inside_secret, m:match("R" .. i .. ":(%S+)"),
@@ -257,16 +259,10 @@ return {
     t:expect(inos[(ctl["ctl-marker"] or ""):match("N:(%d+)") or "-"], "control: the probe's inode is a known folder's")
     t:eq("F", ctl["ctl-refused"], "control: a failed mount is seen as refused")
 
-    -- ---- The forms, in batches of one script each. ----
-    local res = {}
-    local batch = 150
-    for first = 1, #forms, batch do
-      local lines = {}
-      for id = first, math.min(#forms, first + batch - 1) do
-        lines[#lines + 1] = "p " .. id .. " " .. q(forms[id].opt)
-      end
-      for id, r in pairs(parse(script(("jail-forms-%d.sh"):format(first // batch + 1), lines))) do res[id] = r end
-    end
+    -- ---- The forms, all in one run of the probe. ----
+    local list = {}
+    for id, fm in ipairs(forms) do list[id] = { id, fm.opt } end
+    local res = probe("jail-forms", list)
     local refused, inside, escaped, bad, by_family, families = 0, 0, 0, {}, {}, {}
     for id, fm in ipairs(forms) do
       local r = res[tostring(id)]
