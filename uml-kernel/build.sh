@@ -172,6 +172,49 @@ while read -r f; do
 done <"$vdir/.touched"
 config_hash=$( { echo "$origin"; cat "${fragments[@]}" "${kconfigs[@]}"; } | sha256sum | cut -d' ' -f1)
 kmake=(make -C "$src" O="$obj" ARCH=um -j"$JOBS")
+# ccache: one fixed base folder and no hashing of the build folder, so -g objects hit across rebuilds.
+kcc=()
+if command -v ccache >/dev/null; then
+	export CCACHE_BASEDIR=$BUILD CCACHE_NOHASHDIR=1
+	kcc=(CC="ccache gcc")
+fi
+# A build that finished writes .done with the hash of what it was made with (KBUILD_TARGETS included). When that
+# matches and nothing in src/ or obj/ is newer than .done (a changed, added or removed file changes its own or its
+# folder's time), kbuild would find nothing to do: its run, 8 to 12 s of walking the tree, is skipped. make check
+# asks for each of its kernels again after make has built them.
+done_key=$( {
+	echo "$series_hash $config_hash ${kmake[*]:0:5} ${kcc[*]} targets:${KBUILD_TARGETS:-}"
+	cat "$top/uml-kernel/build.sh" "$top/uml-kernel/check-config.sh"
+} | sha256sum | cut -c1-24)
+# UMLBED_KERNEL_CACHE=DIR keeps each finished build folder (obj/) under the hash of everything it is made of: the
+# pristine source, the series and the .config inputs (both hashed above), the kbuild targets, this script and
+# check-config.sh, the compiler and linker versions, and the build folder's path (kbuild's .cmd files hold absolute
+# source paths). The
+# clean room sets it, so a warm CI run copies a kernel it built before instead of compiling it again from ccache.
+# A cached folder is copied in only where obj/ is not already that build; the source files written since the
+# pristine extraction (the patched ones) get the pristine Makefile's time, older
+# than every object, so kbuild's later no-op runs see nothing to redo.
+cache_key=
+restored=
+if [ -n "${UMLBED_KERNEL_CACHE:-}" ]; then
+	cache_key=$( {
+		echo "$variant $BUILD $series_hash $config_hash targets:${KBUILD_TARGETS:-}"
+		cat "$top/uml-kernel/build.sh" "$top/uml-kernel/check-config.sh"
+		gcc --version | head -n 1
+		ld --version | head -n 1
+	} | sha256sum | cut -c1-24)
+	centry=$UMLBED_KERNEL_CACHE/$variant/$cache_key
+	if [ "$(cat "$vdir/.cached" 2>/dev/null)" != "$cache_key" ] && [ -f "$centry/.config" ]; then
+		say CACHED "$variant ($centry)"
+		rm -rf "$obj" && cp -a "$centry" "$obj"
+		find "$src" -type f -newer "$pristine/Makefile" -exec touch -r "$pristine/Makefile" {} +
+		echo "$cache_key" >"$vdir/.cached"
+		# The entry's .config is this config_hash's, made and checked by the build that stored it.
+		echo "$config_hash" >"$vdir/.config-stamp"
+		echo "$done_key" >"$vdir/.done"
+		restored=1
+	fi
+fi
 if [ "$(cat "$vdir/.config-stamp" 2>/dev/null)" != "$config_hash" ] || [ ! -f "$obj/.config" ]; then
 	say CONFIG "$variant: tinyconfig + ${fragments[*]##*/}"
 	"${kmake[@]}" -s tinyconfig >/dev/null
@@ -181,42 +224,18 @@ if [ "$(cat "$vdir/.config-stamp" 2>/dev/null)" != "$config_hash" ] || [ ! -f "$
 	echo "$config_hash" > "$vdir/.config-stamp"
 fi
 
-# ccache: one fixed base folder and no hashing of the build folder, so -g objects hit across rebuilds.
-if command -v ccache >/dev/null; then
-	export CCACHE_BASEDIR=$BUILD CCACHE_NOHASHDIR=1
-	kmake+=(CC="ccache gcc")
-fi
-# UMLBED_KERNEL_CACHE=DIR keeps each finished build folder (obj/) under the hash of everything it is made of: the
-# pristine source, the series and the .config inputs (both hashed above), this script and check-config.sh, the
-# compiler and linker versions, and the build folder's path (kbuild's .cmd files hold absolute source paths). The
-# clean room sets it, so a warm CI run copies a kernel it built before instead of compiling it again from ccache.
-# A cached folder is copied in only where obj/ is not already that build; the source files written since the
-# pristine extraction (the patched ones) get the pristine Makefile's time, older
-# than every object, so kbuild's later no-op runs see nothing to redo.
-cache_key=
-restored=
-if [ -n "${UMLBED_KERNEL_CACHE:-}" ] && [ -z "${KBUILD_TARGETS:-}" ]; then
-	cache_key=$( {
-		echo "$variant $BUILD $series_hash $config_hash"
-		cat "$top/uml-kernel/build.sh" "$top/uml-kernel/check-config.sh"
-		gcc --version | head -n 1
-		ld --version | head -n 1
-	} | sha256sum | cut -c1-24)
-	centry=$UMLBED_KERNEL_CACHE/$variant/$cache_key
-	if [ "$(cat "$vdir/.cached" 2>/dev/null)" != "$cache_key" ] && [ -f "$centry/linux" ]; then
-		say CACHED "$variant ($centry)"
-		rm -rf "$obj" && cp -a "$centry" "$obj"
-		find "$src" -type f -newer "$pristine/Makefile" -exec touch -r "$pristine/Makefile" {} +
-		echo "$cache_key" >"$vdir/.cached"
-		restored=1
-	fi
+if [ -z "$restored" ] && [ "$(cat "$vdir/.done" 2>/dev/null)" = "$done_key" ] &&
+	[ -z "$(find "$src" "$obj" -newer "$vdir/.done" -print -quit)" ]; then
+	say UPTODATE "$variant"
+	restored=1
 fi
 # KBUILD_TARGETS: the kbuild targets to make instead of the whole kernel (tests/kernel/build.t builds the objects
 # its edits reach: what it checks is the tree build.sh patches, not a link).
 if [ -z "$restored" ]; then
+	rm -f "$vdir/.done"
 	say BUILD "$variant${KBUILD_TARGETS:+ ($KBUILD_TARGETS)}"
 	# shellcheck disable=SC2086 # KBUILD_TARGETS is a list of targets.
-	"${kmake[@]}" -s ${KBUILD_TARGETS:-}
+	"${kmake[@]}" "${kcc[@]}" -s ${KBUILD_TARGETS:-}
 	if [ -n "$cache_key" ] && [ "$(cat "$vdir/.cached" 2>/dev/null)" != "$cache_key" ]; then
 		# Stored whole or not at all (a copy under a temporary name, renamed), and only by the build that made
 		# this key's folder; the variant keeps its newest two.
@@ -226,6 +245,7 @@ if [ -z "$restored" ]; then
 			sort -rn | tail -n +3 | cut -d' ' -f2- | xargs -r -d '\n' rm -rf
 		echo "$cache_key" >"$vdir/.cached"
 	fi
+	echo "$done_key" >"$vdir/.done"
 fi
 ln -sfn "kernel/$variant/obj/linux" "$BUILD/linux-$variant"
 # What the runner's --generation GEN --variant NAME looks for: written on every build, replaced whole.

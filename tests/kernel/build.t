@@ -24,7 +24,13 @@ cp -r "$top/uml-kernel" "$top/patches" "$T/top/"
 kvar=KSRC_${g//./_}
 # The objects the edits below reach, not the whole kernel: what is checked is the tree build.sh patches (make check
 # builds every variant's kernel through build.sh anyway).
-build() { env BUILD="$T/build" "$kvar=$pristine" KBUILD_TARGETS=mm/memory.o "$T/top/uml-kernel/build.sh" full >"$T/log" 2>&1; }
+# Every build keeps its finished folder in a kernel cache of the test's own (UMLBED_KERNEL_CACHE).
+build() {
+	env BUILD="$T/build" "$kvar=$pristine" KBUILD_TARGETS=mm/memory.o UMLBED_KERNEL_CACHE="$T/kcache" \
+		"$T/top/uml-kernel/build.sh" full >"$T/log" 2>&1
+}
+# said WORD: build.sh's last run printed the step WORD (BUILD, UPTODATE, CACHED) for the variant.
+said() { grep -qE "^  $1 +full" "$T/log"; }
 vdir=$T/build/kernel/full
 src=$vdir/src
 
@@ -48,6 +54,21 @@ same_as_fresh() {
 build
 check "the full variant builds from scratch in its own folder" [ $? = 0 ]
 [ -f "$vdir/obj/mm/memory.o" ] || { diag "$T/log"; echo "1..$n"; exit 1; }
+check "... running kbuild (the log says BUILD)" said BUILD
+check "... and keeping the folder in the kernel cache" [ -f "$(find "$T/kcache/full" -name memory.o -print -quit)" ]
+
+# Nothing changed: kbuild's walk of the tree is skipped; a file newer than the last build brings it back.
+ino=$(stat -c %i:%Y "$vdir/obj/mm/memory.o")
+build
+check "an unchanged tree: UPTODATE, no kbuild run" eval 'said UPTODATE && ! said BUILD'
+check "... mm/memory.o is the same file" [ "$(stat -c %i:%Y "$vdir/obj/mm/memory.o")" = "$ino" ]
+touch "$src/mm/memory.c"
+build
+check "a source file newer than the last build: BUILD" eval 'said BUILD && ! said UPTODATE'
+rm "$vdir/obj/mm/memory.o"
+build
+check "an object removed since the last build: BUILD, and the object is back" \
+	eval 'said BUILD && [ -f "$vdir/obj/mm/memory.o" ]'
 touch -d '2000-01-01' "$src/include/linux/mm.h" "$src/mm/memory.c" "$src/mm/internal.h" "$vdir/obj/mm/memory.o"
 
 # A one-line edit of a comment in the seed's C code, in patch 0001.
@@ -87,4 +108,13 @@ check "the variant without it builds" [ $? = 0 ]
 check "$made is gone" [ ! -e "$src/$made" ]
 check "$doc is pristine again" cmp -s "$pristine/$doc" "$src/$doc"
 check "the tree is what a fresh application of the series gives" same_as_fresh
+
+# A build folder that is gone comes back from the kernel cache, without kbuild, as the build that stored it.
+sum=$(md5sum <"$vdir/obj/mm/memory.o")
+rm -rf "$vdir/obj" "$vdir/.cached"
+build
+check "a removed build folder: CACHED, no kbuild run" eval 'said CACHED && ! said BUILD'
+check "... its mm/memory.o is the one built before" [ "$(md5sum <"$vdir/obj/mm/memory.o" 2>&1)" = "$sum" ]
+build
+check "... and the build after it is UPTODATE" eval 'said UPTODATE && ! said BUILD'
 echo "1..$n"
