@@ -41,7 +41,6 @@ trap 'report; exit 130' INT
 trap 'report; exit 143' TERM
 
 gens=$("$gen_sh" list)
-default=$("$gen_sh" default)
 for g in $gens; do
 	for v in $("$gen_sh" get "$g" variants) $("$gen_sh" get "$g" kasan); do
 		phase "kernel $v" make -s -C "$top" kernel modules GEN="$g" VARIANT="$v"
@@ -64,12 +63,5 @@ mapfile -t files < <(find tests -name '*.t' | sort |
 phase "prove tests/" env UMLBED_BUILD="$BUILD" UMLBED_RUNNER_DIR="$BUILD/runner-san" \
 	UMLBED_VARIANTS="$("$gen_sh" all variants)" \
 	prove --directives -j "${CHECK_JOBS:-2}" --state=slow,save --statefile="$state" "${files[@]}"
-# The agent's tests on each other generation's full kernel (the prove run boots the default generation's).
-for g in $gens; do
-	[ "$g" = "$default" ] && continue
-	phase "agent.t on $g" env UMLBED_BUILD="$BUILD" \
-		UMLBED_KERNEL="$BUILD/kernel/full$("$gen_sh" get "$g" suffix)/obj/linux" \
-		prove --directives tests/agent/agent.t
-done
 report
 exit "$status"
