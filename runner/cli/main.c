@@ -882,7 +882,7 @@ static int prepare_host(cli_args *a) {
   /* What killed runners left behind goes first; then a reaper makes sure this runner leaves nothing either,
    * however it ends. It is forked before libuv starts any thread. */
   umb_stale_clean(g.cfg.tmpbase);
-  int rrc = umb_reaper_start();
+  int rrc = umb_reaper_start(g.cfg.tmpbase);
   if (rrc) fprintf(stderr, "umlbed: no reaper (%s): a killed runner may leave instances behind\n", strerror(-rrc));
   if (a->gdb) {
     if (g.plan.njobs != 1) {
@@ -1141,6 +1141,9 @@ int main(int argc, char **argv) {
     fprintf(stderr, "umlbed: unknown command '%s'\n%s", cmd, usage);
     return 2;
   }
+  /* The runner holds the TAP stream and the reaper's pipe: a scenario must not reach them through /proc/PID/fd
+   * (the run processes it starts are dumpable again after their exec). */
+  prctl(PR_SET_DUMPABLE, 0);
   g.cfg.runner_pid = (int)getpid();
   g.hcfg.core = &g.cfg;
   return run_command(argc, argv);

@@ -14,6 +14,7 @@
 #include "reaper.h"
 #include "runrec.h"
 #include "scenario.h"
+#include "wall.h"
 
 /* The configuration the runner sent, and what it points to (owned here for the process's life). */
 static struct {
@@ -231,8 +232,8 @@ static void free_config(void) {
 }
 
 int umb_runchild_main(int argc, char **argv) {
-  long long runner = 0, reaper = 0;
-  if (argc != 4 || umb_rec_int(argv[2], 2, 1 << 30, &runner) || umb_rec_int(argv[3], 0, 1, &reaper)) {
+  long long runner = 0;
+  if (argc != 3 || umb_rec_int(argv[2], 2, 1 << 30, &runner)) {
     fprintf(stderr, "umlbed: __run is the runner's own way to start a run process\n");
     return 2;
   }
@@ -240,9 +241,11 @@ int umb_runchild_main(int argc, char **argv) {
    * prctl closes the window in which the runner died before it. */
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != (pid_t)runner) return 2;
-  /* The link and the reaper's pipe were given to this process only: not to the kernels it starts. */
+  /* The link was given to this process only: not to the kernels it starts. Whatever else it inherited (a
+   * descriptor of the runner's parent that was not close-on-exec) is not the scenario's to reach through
+   * /proc/self/fd. */
   if (fcntl(UMB_RUN_LINK_FD, F_SETFD, FD_CLOEXEC) < 0) return 2;
-  if (reaper && fcntl(UMB_RUN_REAPER_FD, F_SETFD, FD_CLOEXEC) < 0) return 2;
+  close_range(UMB_RUN_LINK_FD + 1, ~0U, 0);
   int rc = read_config(UMB_RUN_LINK_FD);
   if (rc) {
     fprintf(stderr, "umlbed: run process: bad configuration from the runner: %s\n", strerror(-rc));
@@ -250,7 +253,11 @@ int umb_runchild_main(int argc, char **argv) {
     return 2;
   }
   umb_link_attach(UMB_RUN_LINK_FD);
-  if (reaper) umb_reaper_attach(UMB_RUN_REAPER_FD);
+  /* In a Landlock domain of its own, this process cannot open the runner's /proc files (its TAP stream's
+   * descriptor), even as root, where the runner's PR_SET_DUMPABLE does not stop it. */
+  int wall = umb_wall_landlock(NULL, -1, 0);
+  if (wall < 0 && wall != -EOPNOTSUPP && wall != -ENOSYS)
+    fprintf(stderr, "umlbed: run process: no Landlock domain: %s\n", strerror(-wall));
   /* Orphaned UML helper processes get reparented to this process, so it can reap and account for them. */
   prctl(PR_SET_CHILD_SUBREAPER, 1);
   signal(SIGPIPE, SIG_IGN);

@@ -2,12 +2,12 @@
 #ifndef UMLBED_RUNCHILD_H
 #define UMLBED_RUNCHILD_H
 
-/* The descriptors a run process gets from its runner: the link (a socket: the configuration record in, runlink.h's
- * lines and the result record out), and the runner's reaper pipe when the runner has one. */
+/* The one descriptor a run process gets from its runner beside stdio: the link (a socket: the configuration record
+ * in, runlink.h's lines and the result record out). The runner checks each registration on it before it passes it
+ * on to its reaper, whose pipe no run process holds. */
 #define UMB_RUN_LINK_FD 3
-#define UMB_RUN_REAPER_FD 4
 
-/* umlbed __run RUNNER_PID HAS_REAPER: reads the configuration record, runs the scenario run it names, sends the
+/* umlbed __run RUNNER_PID: reads the configuration record, runs the scenario run it names, sends the
  * result record, and exits 0 (2 on a bad start; the runner then reports the run as one without a verdict). */
 int umb_runchild_main(int argc, char **argv);
 

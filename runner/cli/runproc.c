@@ -204,7 +204,9 @@ static void maybe_end(umb_runproc *p) {
     end_now(p);
     return;
   }
-  for (int i = 0; i < p->ngroups; i++) kill(-p->groups[i], SIGKILL);
+  /* A group whose leader is gone or left the run's folders may belong to someone else by now. */
+  for (int i = 0; i < p->ngroups; i++)
+    if (umb_reaper_group_in(p->groups[i], (const char *const *)p->dirs, p->ndirs)) kill(-p->groups[i], SIGKILL);
   p->gone_started = uv_now(p->loop);
   uv_timer_start(&p->gone, on_gone, 0, GONE_POLL_MS);
 }
@@ -289,16 +291,28 @@ static int on_line(void *arg, char *line, size_t len, int toolong) {
   if (!toolong && !strncmp(line, "res ", 4) && !umb_rec_parse(line, len, "res", &k, &v, &vn)) {
     on_result(p, k, v, vn);
   } else if (!toolong && !strncmp(line, "G+ ", 3) && !umb_rec_int(line + 3, 2, INT_MAX, &n)) {
-    add_int(&p->groups, &p->ngroups, (int)n);
+    /* Only an instance that works in one of this run's folders is killed for it, here or by the reaper: a run
+     * process may send any line. */
+    if (umb_reaper_group_in((pid_t)n, (const char *const *)p->dirs, p->ndirs) &&
+        add_int(&p->groups, &p->ngroups, (int)n) == 0)
+      umb_reaper_add_group((pid_t)n);
   } else if (!toolong && !strncmp(line, "G- ", 3) && !umb_rec_int(line + 3, 2, INT_MAX, &n)) {
+    int had = p->ngroups;
     del_int(p->groups, &p->ngroups, (int)n);
+    if (p->ngroups < had) umb_reaper_del_group((pid_t)n);
   } else if (!toolong && !strncmp(line, "D+ /", 4)) {
-    char **d = realloc(p->dirs, sizeof(char *) * (size_t)(p->ndirs + 1));
-    if (d && (d[p->ndirs] = strdup(line + 3))) p->ndirs++;
+    /* Only a run folder of this runner's TMPDIR is removed for it. */
+    char **d =
+        umb_reaper_dir_ok(p->cfg->tmpbase, line + 3) ? realloc(p->dirs, sizeof(char *) * (size_t)(p->ndirs + 1)) : NULL;
+    if (d && (d[p->ndirs] = strdup(line + 3))) {
+      p->ndirs++;
+      umb_reaper_add_dir(line + 3);
+    }
     if (d) p->dirs = d;
   } else if (!toolong && !strncmp(line, "D- /", 4)) {
     for (int i = 0; i < p->ndirs; i++)
       if (!strcmp(p->dirs[i], line + 3)) {
+        umb_reaper_del_dir(p->dirs[i]);
         free(p->dirs[i]);
         p->dirs[i] = p->dirs[--p->ndirs];
         break;
@@ -402,24 +416,23 @@ static int spawn(umb_runproc *p) {
   int sv[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) return -errno;
   const char *exe = self_exe();
-  int reaper = umb_reaper_fd();
   char runner[24];
   snprintf(runner, sizeof runner, "%d", (int)getpid());
-  char *args[] = {(char *)exe, "__run", runner, reaper >= 0 ? "1" : "0", NULL};
-  uv_stdio_container_t stdio[5] = {
+  char *args[] = {(char *)exe, "__run", runner, NULL};
+  /* The run process gets the runner's input, its link and a place for what it prints: not the reaper's pipe, and
+   * not the TAP stream but for an interactive gdb's own terminal. It closes anything else it inherited. */
+  uv_stdio_container_t stdio[4] = {
       {.flags = UV_INHERIT_FD, .data.fd = 0},
-      /* Nothing a run process prints may reach the TAP stream, but for an interactive gdb's own terminal. */
       {.flags = UV_INHERIT_FD, .data.fd = p->cfg->gdb_interactive ? 1 : 2},
       {.flags = UV_INHERIT_FD, .data.fd = 2},
       {.flags = UV_INHERIT_FD, .data.fd = sv[1]},
-      {.flags = UV_INHERIT_FD, .data.fd = reaper},
   };
   uv_process_options_t o = {
       .exit_cb = on_exit_cb,
       .file = exe,
       .args = args,
       .stdio = stdio,
-      .stdio_count = reaper >= 0 ? 5 : 4,
+      .stdio_count = 4,
   };
   p->proc.data = p;
   p->nhandles++;

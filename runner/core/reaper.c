@@ -24,8 +24,8 @@
 static int reaper_fd = -1;
 static pid_t reaper_pid;
 
-/* A registration goes to the reaper and, in a run process, to the supervisor too (runlink.h): the reaper acts when
- * every process holding its pipe is gone, the supervisor when this run process alone dies or must be killed. */
+/* A registration goes to the reaper when this is the runner, and to the supervisor when this is a run process
+ * (runlink.h): a run process never holds the reaper's pipe, so the runner checks and passes on what it sends. */
 static void send_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void send_line(const char *fmt, ...) {
   char line[PATH_MAX + 16];
@@ -40,9 +40,6 @@ static void send_line(const char *fmt, ...) {
     }
   umb_link_send("%.*s", n - 1, line);
 }
-
-void umb_reaper_attach(int fd) { reaper_fd = fd; }
-int umb_reaper_fd(void) { return reaper_fd; }
 
 void umb_reaper_add_group(pid_t pgid) {
   if (pgid > 1) send_line("G+ %d\n", (int)pgid);
@@ -73,6 +70,32 @@ static int inside(const char *path, const char *dir) {
   return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
 }
 
+int umb_reaper_dir_ok(const char *tmpbase, const char *dir) {
+  size_t n = strlen(tmpbase);
+  if (n == 0 || strncmp(dir, tmpbase, n) != 0 || dir[n] != '/') return 0;
+  const char *name = dir + n + 1;
+  if (strncmp(name, "umlbed-", 7) != 0 || name[7] == '\0') return 0;
+  /* A plain name: no further folder, no "..", nothing a shell or a line would read differently. */
+  for (const char *c = name; *c; c++)
+    if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '-' || *c == '_'))
+      return 0;
+  struct stat st;
+  return lstat(dir, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int umb_reaper_group_in(pid_t pgid, const char *const *dirs, int ndirs) {
+  if (pgid <= 1) return 0;
+  /* An instance is the leader of its own group (setsid), and it works in its folder inside a run folder. */
+  char link[64], cwd[PATH_MAX];
+  snprintf(link, sizeof link, "/proc/%d/cwd", (int)pgid);
+  ssize_t n = readlink(link, cwd, sizeof cwd - 1);
+  if (n <= 0 || getpgid(pgid) != pgid) return 0;
+  cwd[n] = '\0';
+  for (int i = 0; i < ndirs; i++)
+    if (inside(cwd, dirs[i])) return 1;
+  return 0;
+}
+
 /* SIGKILLs every process whose working directory is inside dir (and its group, unless that is the runner's);
  * returns how many it found. */
 static int kill_inside(const char *dir, pid_t runner_pgid) {
@@ -99,7 +122,7 @@ static int kill_inside(const char *dir, pid_t runner_pgid) {
   return found;
 }
 
-static void __attribute__((noreturn)) reaper_main(int fd, pid_t runner_pgid) {
+static void __attribute__((noreturn)) reaper_main(int fd, pid_t runner_pgid, const char *tmpbase) {
   static pid_t groups[REAPER_GROUPS_MAX];
   static char *dirs[REAPER_DIRS_MAX];
   int ngroups = 0, ndirs = 0;
@@ -119,7 +142,7 @@ static void __attribute__((noreturn)) reaper_main(int fd, pid_t runner_pgid) {
         pid_t g = (pid_t)atoi(buf + 3);
         for (int i = 0; i < ngroups; i++)
           if (groups[i] == g) groups[i--] = groups[--ngroups];
-      } else if (!strncmp(buf, "D+ ", 3) && ndirs < REAPER_DIRS_MAX) {
+      } else if (!strncmp(buf, "D+ ", 3) && ndirs < REAPER_DIRS_MAX && umb_reaper_dir_ok(tmpbase, buf + 3)) {
         dirs[ndirs] = strdup(buf + 3);
         if (dirs[ndirs]) ndirs++;
       } else if (!strncmp(buf, "D- ", 3)) {
@@ -134,8 +157,10 @@ static void __attribute__((noreturn)) reaper_main(int fd, pid_t runner_pgid) {
     }
     if (len == sizeof buf - 1) len = 0; /* A line longer than any registration: drop it. */
   }
-  /* The runner is gone. Anything still registered was live: end it. */
-  for (int i = 0; i < ngroups; i++) kill(-groups[i], SIGKILL);
+  /* The runner is gone. Anything still registered was live: end it, if it is still an instance in a run folder
+   * (a group whose leader died may have a new owner by now). */
+  for (int i = 0; i < ngroups; i++)
+    if (umb_reaper_group_in(groups[i], (const char *const *)dirs, ndirs)) kill(-groups[i], SIGKILL);
   for (int i = 0; i < ndirs; i++) {
     umb_sweep_dir(dirs[i], runner_pgid);
     umb_rm_tree(dirs[i]);
@@ -150,7 +175,7 @@ void umb_sweep_dir(const char *dir, pid_t spare_pgid) {
   }
 }
 
-int umb_reaper_start(void) {
+int umb_reaper_start(const char *tmpbase) {
   int p[2];
   if (pipe2(p, O_CLOEXEC)) return -errno;
   pid_t runner_pgid = getpgrp();
@@ -178,7 +203,7 @@ int umb_reaper_start(void) {
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
-    reaper_main(3, runner_pgid);
+    reaper_main(3, runner_pgid, tmpbase);
   }
   close(p[0]);
   reaper_fd = p[1];

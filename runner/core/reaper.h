@@ -5,15 +5,18 @@
 #include <sys/types.h>
 
 /*
- * The runner tells the reaper, over a pipe only the runner holds, which process groups and run folders are live.
+ * The runner tells the reaper, over a pipe only the runner holds (no run process inherits it), which process groups
+ * and run folders are live. The reaper takes only folders that umb_reaper_dir_ok() accepts, and kills only groups
+ * that umb_reaper_group_in() finds in them.
  * When the pipe reaches EOF (the runner exited or was killed, even by SIGKILL) the reaper SIGKILLs every group
  * still registered and every process whose working directory is inside a registered folder (this catches an
  * instance spawned just before the runner died, before its group was registered), removes the folders, and exits.
  * It runs in a session of its own, so the terminal's SIGINT or SIGHUP does not reach it.
  */
 
-/* Forks the reaper. Call once, before any thread or child exists. Returns 0 or a negative errno. */
-int umb_reaper_start(void);
+/* Forks the reaper, which takes folders under TMPBASE only. Call once, before any thread or child exists. Returns 0
+ * or a negative errno. */
+int umb_reaper_start(const char *tmpbase);
 /* Registrations; no-ops when the reaper is not running. A folder path must not contain a newline. */
 void umb_reaper_add_group(pid_t pgid);
 void umb_reaper_del_group(pid_t pgid);
@@ -21,10 +24,11 @@ void umb_reaper_add_dir(const char *dir);
 void umb_reaper_del_dir(const char *dir);
 /* Normal exit: close the pipe with nothing registered and wait for the reaper to end. */
 void umb_reaper_stop(void);
-/* A run process (runlink.h) registers with its runner's reaper through fd, the pipe it inherited; umb_reaper_fd() is
- * what a runner passes on (-1: no reaper). */
-void umb_reaper_attach(int fd);
-int umb_reaper_fd(void);
+/* Whether dir is a run folder the reaper may remove: a folder (not a link) directly under tmpbase whose plain name
+ * starts with "umlbed-". Both the reaper and the runner check what they are told with it. */
+int umb_reaper_dir_ok(const char *tmpbase, const char *dir);
+/* Whether pgid is an instance's group: its leader exists and works inside one of the ndirs folders. */
+int umb_reaper_group_in(pid_t pgid, const char *const *dirs, int ndirs);
 /* SIGKILLs every process whose working directory is inside dir, and its process group unless that is spare_pgid
  * or the caller's, until none is left: what the reaper does for a registered folder, for a supervisor whose run
  * process died. */
