@@ -452,6 +452,24 @@ grun run "${F[@]}" "$SCEN/hostile-file-nul.lua"
 check "F: vm:file with a NUL in the name: ERROR" verdict_is "hostile file name with NUL" ERROR
 check "F: ... naming hostile-file-nul.lua:6" diag_has "hostile file name with NUL" 'hostile-file-nul.lua:6:'
 clean
+# The kernel command line is an allow-list: t:vm{cmdline=} (by the fake UML, which boots whatever it is given).
+grun run "${F[@]}" "$SCEN/hostile-cmdline.lua"
+check "F: t:vm{cmdline=} refuses hostfs=, rootflags=, uml_dir=, init=, mem=100G and the rest: bad-argument errors naming the option and file:line; the allowed ones boot" \
+  verdict_is "hostile kernel command line" ok
+[ "$rc" = 0 ] || show
+clean
+grun run "${F[@]}" --cmdline "mem=128M kmemleak=on time-travel=inf-cpu lpj=0" "$SCEN/fake-ok.lua"
+check "F: --cmdline with allowed options runs (exit $rc)" [ "$rc" = 0 ]
+for c in "hostfs=/" "uml_dir=$T/elsewhere" "mem=100G" "quiet init=/bin/sh"; do
+  grun run "${F[@]}" --cmdline "$c" "$SCEN/fake-ok.lua"
+  check "F: --cmdline '$c': exit status 2 (got $rc)" [ "$rc" = 2 ]
+  # The usage error must name the refused option: that text is what is tested.
+  o=${c##* }
+  check "F: ... naming option '${o%%=*}'" grep -qF "option '${o%%=*}'" "$T/err"
+  clean
+done
+check "F: ... and nothing was made at the uml_dir= it named" [ ! -e "$T/elsewhere" ]
+
 cat >"$T/hostile-syntax.lua" <<'EOF'
 -- hostile-syntax.lua: a syntax error on line 5.
 return {
@@ -498,6 +516,25 @@ check "[UML] --kernel /bin/true: a setup error, exit status 2 (got $rc)" [ "$rc"
 check "[UML] --kernel /bin/true: the message names the option (--kernel, or kernel /bin/true)" \
   grep -qE -e '--kernel|kernel /bin/true' "$T/err"
 clean
+# umlbed boot checks its arguments before it execs anything (--print: nothing boots).
+mkdir -p "$T/boot/root" "$T/boot/dir"
+mkfifo "$T/fifo.json"
+: >"$T/boot/file"
+B=(boot --print --root "$T/boot/root" --dir "$T/boot/dir")
+grun "${B[@]}" --kernel "$KERNEL" --umid "hostile-$$" --cmdline "mem=128M kmemleak=on UMLBED_VARIANT=full lpj=0"
+check "[UML] boot: good arguments print the command line (exit $rc)" eval '[ "$rc" = 0 ] && grep -qx "lpj=0" "$T/out"'
+long=$(printf 'u%.0s' $(seq 1 64))
+for a in "--kernel /bin/true" "--kernel $AGENT" "--kernel $T/fifo.json" "--root $T/boot/file" "--umid ../../../x" \
+  "--umid $long" "--cmdline hostfs=/" "--cmdline uml_dir=$T/boot" "--cmdline mem=100G"; do
+  read -ra argv <<<"$a"
+  grun "${B[@]}" --kernel "$KERNEL" "${argv[@]}"
+  check "[UML] boot $a: exit status 2 (got $rc)" eval '[ "$rc" = 2 ] && ended'
+  # The usage error must name the option it refuses: that text is what is tested.
+  check "[UML] boot $a: the message names ${argv[0]}" grep -qF -- "${argv[0]}" "$T/err"
+done
+grun "${B[@]}" --kernel "$KERNEL" --umid ""
+check "[UML] boot --umid '': exit status 2 (got $rc)" [ "$rc" = 2 ]
+check "[UML] boot --umid '': the message names --umid" grep -qF -- "--umid" "$T/err"
 grun run "${K[@]}" "$SCEN/hostile-uml-mem.lua"
 check "[UML] t:vm{mem = \"0\"} and {mem = \"lots\"} return nil, EINVAL (not CRASHED)" \
   verdict_is "hostile vm memory size" ok
