@@ -70,11 +70,15 @@ scenarios: kernel modules guest runner
 # after a make as oneself.
 PREFIX ?= /usr/local
 DESTDIR ?=
+# The paths reach the script through the environment, each whole: on the shell's command line a blank would cut
+# PREFIX in two and make its second half a DESTDIR.
+install uninstall: export UMLBED_INSTALL_PREFIX = $(PREFIX)
+install uninstall: export UMLBED_INSTALL_DESTDIR = $(DESTDIR)
 install:
-	@scripts/install.sh install $(PREFIX) $(DESTDIR)
+	@scripts/install.sh install "$$UMLBED_INSTALL_PREFIX" "$$UMLBED_INSTALL_DESTDIR"
 
 uninstall:
-	@scripts/install.sh uninstall $(PREFIX) $(DESTDIR)
+	@scripts/install.sh uninstall "$$UMLBED_INSTALL_PREFIX" "$$UMLBED_INSTALL_DESTDIR"
 
 # The README's second command: every test through prove (TAP), on every kernel generation (scripts/check.sh): each
 # generation's variants (full, gpl-only) and KASAN kernel and the runner's sanitizer build are built, then prove

@@ -657,6 +657,10 @@ int umb_lua_boot(lua_State *L, int optidx) {
     if (mem && umb_mem_check(mem)) return umb_lua_fail(L, -EINVAL, "mem wants a size from 32M to 64G, such as 64M");
     lua_getfield(L, optidx, "cmdline");
     cmdline = luaL_optstring(L, -1, NULL);
+    /* Only the allow-list: hostfs=, uml_dir= or a mem= past the range would move the jail or the instance's
+     * files out of the run folder, or take the host's memory. */
+    char why[512];
+    if (umb_cmdline_check(cmdline, why, sizeof why)) return luaL_argerror(L, optidx, why);
     lua_getfield(L, optidx, "time_travel");
     tt = lua_toboolean(L, -1);
     lua_pop(L, 1);

@@ -25,55 +25,104 @@ BUILD=${BUILD:-$top/build}
 action=${1:-}
 PREFIX=${2:-/usr/local}
 DESTDIR=${3:-}
+# Blanks are fine (every path is quoted); a newline would split the manifest's lines, and a relative path would
+# land wherever make happens to run (the source tree).
+nl='
+'
 case $PREFIX in
+*"$nl"*)
+	echo "install.sh: PREFIX must not hold a newline" >&2
+	exit 2
+	;;
 /*) ;;
 *)
 	echo "install.sh: PREFIX must be an absolute path, not $PREFIX" >&2
 	exit 2
 	;;
 esac
+case $DESTDIR in
+*"$nl"*)
+	echo "install.sh: DESTDIR must not hold a newline" >&2
+	exit 2
+	;;
+"" | /*) ;;
+*)
+	echo "install.sh: DESTDIR must be an absolute path, not $DESTDIR" >&2
+	exit 2
+	;;
+esac
 root=$DESTDIR$PREFIX
 lib=$root/lib/umlbed
 manifest=$lib/MANIFEST
+# The root as the kernel resolves it: every path written or removed must resolve beneath it.
+real_root=$(realpath -m -- "$root")
+real_root=${real_root%/}
 
 die() {
 	echo "install.sh: $*" >&2
 	exit 1
 }
 
-# put SRC DEST MODE: one file, its parent made, its path recorded relative to the root.
-put() {
-	install -D -m "$3" "$1" "$2"
-	echo "${2#"$root"/}" >>"$manifest.tmp"
+# outside PATH...: prints the first PATH that, every symbolic link in it followed, is not beneath the root, and
+# succeeds; fails when all are inside. A link inside the prefix that points out of it (a folder swapped for a link
+# to /etc, say) is never written or removed through. One realpath for them all: a prefix holds hundreds of files.
+outside() {
+	local i=1 p
+	while IFS= read -r p; do
+		case $p in "$real_root"/*) ;; *)
+			printf '%s\n' "${!i} (it resolves to $p)"
+			return 0
+			;;
+		esac
+		i=$((i + 1))
+	done < <(realpath -m -- "$@")
+	return 1
+}
+
+# plan SRC DEST MODE: one file to install. Every destination is planned and checked before the first is written,
+# so a link out of the prefix stops the install with nothing changed.
+srcs=() dests=() modes=()
+plan() {
+	srcs+=("$1")
+	dests+=("$2")
+	modes+=("$3")
 }
 
 do_install() {
 	[ -x "$BUILD/runner/umlbed" ] || die "no runner at $BUILD/runner/umlbed (run make first)"
 	[ -x "$BUILD/guest/umlbed-agent" ] || die "no agent at $BUILD/guest/umlbed-agent (run make first)"
-	mkdir -p "$lib"
-	: >"$manifest.tmp"
-	put "$BUILD/runner/umlbed" "$lib/runner/umlbed" 755
-	put "$BUILD/guest/umlbed-agent" "$lib/guest/umlbed-agent" 755
-	put "$top/docs/umlbed.1" "$root/share/man/man1/umlbed.1" 644
+	plan "$BUILD/runner/umlbed" "$lib/runner/umlbed" 755
+	plan "$BUILD/guest/umlbed-agent" "$lib/guest/umlbed-agent" 755
+	plan "$top/docs/umlbed.1" "$root/share/man/man1/umlbed.1" 644
 	local f
 	# The definitions keep their folders: umlbed/bed.lua is what LuaLS finds for require "umlbed.bed".
 	while IFS= read -r -d '' f; do
-		put "$f" "$root/share/umlbed/meta/${f#"$top"/lua-bindings/meta/}" 644
+		plan "$f" "$root/share/umlbed/meta/${f#"$top"/lua-bindings/meta/}" 644
 	done < <(find "$top/lua-bindings/meta" -type f -print0 | sort -z)
 	local kernels=() gen v
 	for gen in $("$top/uml-kernel/generation.sh" list); do
 		for v in $("$top/uml-kernel/generation.sh" get "$gen" variants); do
 			[ -x "$BUILD/kernel/$v/obj/linux" ] || continue
-			put "$BUILD/kernel/$v/obj/linux" "$lib/kernel/$v/obj/linux" 755
-			put "$BUILD/kernel/$v/variant.info" "$lib/kernel/$v/variant.info" 644
+			plan "$BUILD/kernel/$v/obj/linux" "$lib/kernel/$v/obj/linux" 755
+			plan "$BUILD/kernel/$v/variant.info" "$lib/kernel/$v/variant.info" 644
 			for f in "$BUILD/kernel/$v/modules/"*.ko; do
-				[ -f "$f" ] && put "$f" "$lib/kernel/$v/modules/${f##*/}" 644
+				[ -f "$f" ] && plan "$f" "$lib/kernel/$v/modules/${f##*/}" 644
 			done
 			kernels+=("$v")
 		done
 	done
 	[ ${#kernels[@]} -gt 0 ] || die "no kernel is built (run make first)"
-	mkdir -p "$root/bin"
+	local out
+	if out=$(outside "${dests[@]}" "$lib/install.info" "$manifest" "$manifest.tmp" "$root/bin/."); then
+		die "$out is outside $root through a symbolic link: refusing to write there (nothing was written)"
+	fi
+	mkdir -p "$lib" "$root/bin"
+	: >"$manifest.tmp"
+	local i
+	for i in "${!dests[@]}"; do
+		install -D -m "${modes[i]}" "${srcs[i]}" "${dests[i]}"
+		echo "${dests[i]#"$root"/}" >>"$manifest.tmp"
+	done
 	ln -sfn ../lib/umlbed/runner/umlbed "$root/bin/umlbed"
 	echo "bin/umlbed" >>"$manifest.tmp"
 	{
@@ -88,17 +137,29 @@ do_install() {
 }
 
 # Removes what the manifest lists, then umlbed's own folders that are left empty: a shared folder such as
-# PREFIX/bin or PREFIX/share/man/man1 stays, even when umlbed was the last thing in it.
+# PREFIX/bin or PREFIX/share/man/man1 stays, even when umlbed was the last thing in it. Every line is checked
+# before anything is removed: a bad manifest removes nothing.
 do_uninstall() {
-	[ -f "$manifest" ] || die "no umlbed installed in $root (no $manifest)"
-	local rel dirs=()
+	if outside "$manifest" >/dev/null || [ ! -f "$manifest" ] || [ -L "$manifest" ]; then
+		die "no umlbed installed in $root (no $manifest beneath it)"
+	fi
+	local rel rels=() parents=() out
 	while IFS= read -r rel; do
 		case $rel in
-		"" | /* | *..*) die "the manifest lists an unsafe path: $rel" ;;
+		"" | /* | *..*) die "the manifest lists an unsafe path: $rel (nothing was removed)" ;;
 		esac
+		rels+=("$rel")
+		# The entry itself may be a link (bin/umlbed is one): rm removes the link. Its folder must not lead out.
+		parents+=("$root/${rel%/*}/.")
+	done <"$manifest"
+	if out=$(outside "${parents[@]}"); then
+		die "the manifest's $out is outside $root through a symbolic link (nothing was removed)"
+	fi
+	local dirs=()
+	for rel in "${rels[@]}"; do
 		rm -f "${root:?}/$rel"
 		dirs+=("$(dirname "$root/$rel")")
-	done <"$manifest"
+	done
 	local d
 	for d in "${dirs[@]}"; do
 		while case $d in "$lib" | "$lib"/* | "$root/share/umlbed" | "$root/share/umlbed"/*) true ;; *) false ;; esac &&

@@ -19,7 +19,7 @@
 ---Boot options of t:vm and umlbed.boot.
 ---@class umlbed.vm_opts
 ---@field mem? string guest memory, 32M to 64G (default --mem, else 64M)
----@field cmdline? string extra kernel command line, split at blanks, after --cmdline
+---@field cmdline? string extra kernel command line, split at blanks, after --cmdline: only the allowed options (docs/lua-vm.md)
 ---@field time_travel? boolean boot with time-travel=inf-cpu (default --time-travel)
 
 ---The table of vm:invalidate and proc:invalidate.

@@ -49,6 +49,15 @@ int umb_bench_main(int argc, char **argv) {
       fputs(bench_usage, stderr);
       return 2;
     }
+    /* A FIFO would hang the report and /dev/zero fill memory: regular files of a bounded size, checked here. */
+    for (int i = 3; i < 5; i++) {
+      int fd, rc = umb_input_open(argv[i], UMB_INPUT_MAX, &fd);
+      if (rc) {
+        fprintf(stderr, "umlbed bench: --compare %s: %s\n", argv[i], umb_input_strerror(rc));
+        return 2;
+      }
+      close(fd);
+    }
     char *cmp[] = {"perl", report, "--compare", argv[3], argv[4], NULL};
     return umb_child_run(cmp);
   }

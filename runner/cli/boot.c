@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "umlbed.h"
@@ -16,7 +17,9 @@ static const char *boot_usage =
     "                   [--umid ID] [--time-travel] [--print]\n"
     "Boots one UML kernel as umlbed run boots it: hostfs=DIR (the jail) is its root, DIR/umlbed-agent its\n"
     "init; this process's descriptors 0 and 1 are its console, 3 and 4 the agent's serial line. --dir is the\n"
-    "instance's own folder (uml_dir, UML's TMPDIR). --print prints the command line instead of running it.\n";
+    "instance's own folder (uml_dir, UML's TMPDIR). --print prints the command line instead of running it.\n"
+    "--kernel must be a UML kernel, --root and --dir folders, --umid one name (letters, digits, '.', '_', '-'),\n"
+    "--cmdline only the options umlbed run --cmdline takes (umlbed(1)).\n";
 
 int umb_boot_main(int argc, char **argv) {
   static const struct option opts[] = {{"root", 1, 0, 'r'},  {"dir", 1, 0, 'd'},         {"kernel", 1, 0, 'k'},
@@ -65,15 +68,48 @@ int umb_boot_main(int argc, char **argv) {
     fputs(boot_usage, stderr);
     return 2;
   }
-  /* The jail and the instance's folder are absolute, as the runner's are. */
-  if (realpath(o.root, root) == NULL || realpath(o.dir, dir) == NULL) {
-    fprintf(stderr, "umlbed boot: %s: %s\n", realpath(o.root, root) ? o.dir : o.root, strerror(errno));
+  /* What this process execs must be a UML kernel: anything else would run with the jail's arguments for nothing,
+   * or run something else entirely. */
+  int krc = umb_uml_kernel_check(o.kernel);
+  if (krc) {
+    fprintf(stderr, "umlbed boot: --kernel %s: %s\n", o.kernel,
+            krc == -ENOEXEC  ? "not a UML kernel (an ELF file without UML's .uml.setup.init section)"
+            : krc == -EINVAL ? "not a regular file"
+            : krc == -EACCES ? "not executable"
+                             : strerror(-krc));
     return 2;
+  }
+  /* The jail and the instance's folder are absolute folders, as the runner's are. */
+  const char *names[] = {"--root", "--dir"};
+  const char *given[] = {o.root, o.dir};
+  char *out[] = {root, dir};
+  for (int i = 0; i < 2; i++) {
+    struct stat st;
+    if (realpath(given[i], out[i]) == NULL || stat(out[i], &st)) {
+      fprintf(stderr, "umlbed boot: %s %s: %s\n", names[i], given[i], strerror(errno));
+      return 2;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+      fprintf(stderr, "umlbed boot: %s %s: not a folder\n", names[i], given[i]);
+      return 2;
+    }
   }
   o.root = root;
   o.dir = dir;
+  if (umb_umid_check(o.umid)) {
+    fprintf(stderr,
+            "umlbed boot: --umid wants one name of 1 to %d letters, digits, '.', '_' or '-', not starting with '.' "
+            "and without '..' (got '%s')\n",
+            UMB_UMID_MAX, o.umid);
+    return 2;
+  }
   if (umb_mem_check(o.mem)) {
     fprintf(stderr, "umlbed boot: --mem wants a size from 32M to 64G (got '%s')\n", o.mem);
+    return 2;
+  }
+  char why[512];
+  if (umb_cmdline_check(o.cmdline, why, sizeof why)) {
+    fprintf(stderr, "umlbed boot: --cmdline: %s\n", why);
     return 2;
   }
   umb_vm_command cmd;

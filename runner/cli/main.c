@@ -658,6 +658,11 @@ static int configure_limits(cli_args *a) {
     fprintf(stderr, "umlbed: --mem wants a size from 32M to 64G, such as 64M or 1G (got '%s')\n", g.cfg.mem);
     return -1;
   }
+  char why[512];
+  if (umb_cmdline_check(g.cfg.cmdline, why, sizeof why)) {
+    fprintf(stderr, "umlbed: --cmdline: %s\n", why);
+    return -1;
+  }
   if (a->shard) {
     if (umb_shard_parse(a->shard, &g.shard.k, &g.shard.n)) {
       fprintf(stderr, "umlbed: --shard wants K/N with 1 <= K <= N <= %d (got '%s')\n", UMB_SHARDS_MAX, a->shard);

@@ -1,6 +1,7 @@
 /* merge.c: umlbed merge: shard reports joined in full-list order, every run checked to have run exactly once. */
 #include "merge.h"
 #include "output.h"
+#include "path.h"
 #include "shard.h"
 
 #include <jansson.h>
@@ -57,7 +58,17 @@ static int load_reports(merge *m) {
   json_int_t n0 = 0;
   for (int r = 0; r < m->nrep && status != 2; r++) {
     json_error_t je;
-    m->reps[r] = json_load_file(m->paths[r], 0, &je);
+    char *text;
+    size_t len;
+    /* A FIFO would hang the merge and a device such as /dev/zero fill memory: regular files, bounded. */
+    int rrc = umb_input_read(m->paths[r], UMB_INPUT_MAX, &text, &len);
+    if (rrc) {
+      fprintf(stderr, "umlbed merge: %s: %s\n", m->paths[r], umb_input_strerror(rrc));
+      status = 2;
+      break;
+    }
+    m->reps[r] = json_loadb(text, len, 0, &je);
+    free(text);
     json_t *a = m->reps[r] ? json_object_get(m->reps[r], "all_runs") : NULL;
     json_t *sh = m->reps[r] ? json_object_get(m->reps[r], "shard") : NULL;
     json_int_t k = json_integer_value(json_object_get(sh, "k")), n = json_integer_value(json_object_get(sh, "n"));

@@ -38,6 +38,14 @@ static int collect_dir(const char *dir, char ***files, int *nfiles) {
     if (len < 5 || strcmp(e->d_name + len - 4, ".lua") || e->d_name[0] == '.') continue;
     char path[PATH_MAX];
     rc = umb_path(path, sizeof path, "%s%s%s", dir, dl && dir[dl - 1] == '/' ? "" : "/", e->d_name);
+    struct stat st;
+    if (rc == 0 && stat(path, &st)) rc = -errno;
+    /* A FIFO named *.lua would hang whoever loads it: only regular files are scenarios. */
+    if (rc == 0 && !S_ISREG(st.st_mode)) {
+      fprintf(stderr, "umlbed: %s: not a regular file\n", path);
+      closedir(d);
+      return -1;
+    }
     if (rc == 0) rc = add_file(files, nfiles, path);
     if (rc) fprintf(stderr, "umlbed: %s/%s: %s\n", dir, e->d_name, strerror(-rc));
   }
@@ -55,6 +63,10 @@ int umb_plan_collect(char **args, int nargs, char ***files, int *nfiles) {
     }
     if (S_ISDIR(st.st_mode)) {
       if (collect_dir(args[i], files, nfiles)) return -1;
+    } else if (!S_ISREG(st.st_mode)) {
+      /* A FIFO would hang the loading of the file, /dev/zero fill the Lua state: only regular files are scenarios. */
+      fprintf(stderr, "umlbed: %s: not a regular file or folder\n", args[i]);
+      return -1;
     } else if (add_file(files, nfiles, args[i])) {
       fprintf(stderr, "umlbed: %s: %s\n", args[i], strerror(ENOMEM));
       return -1;

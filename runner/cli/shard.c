@@ -1,5 +1,6 @@
 /* shard.c: dealing the runs of one full list to N shards, the same way on every machine, by count or by duration. */
 #include "shard.h"
+#include "path.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -121,7 +122,16 @@ int umb_shard_deal(const job *jobs, int njobs, umb_shard *s, const char *duratio
     }
     for (int i = 0; i < njobs; i++) keys[i] = umb_shard_key(jobs[i].file, jobs[i].name);
     json_error_t je;
-    json_t *root = json_load_file(durations_path, 0, &je);
+    char *text;
+    size_t len;
+    int rrc = umb_input_read(durations_path, UMB_INPUT_MAX, &text, &len);
+    if (rrc) {
+      snprintf(err, size, "--durations %s: %s", durations_path, umb_input_strerror(rrc));
+      rc = -EINVAL;
+      goto out;
+    }
+    json_t *root = json_loadb(text, len, 0, &je);
+    free(text);
     json_t *results = root ? json_object_get(root, "results") : NULL;
     if (!json_is_array(results)) {
       snprintf(err, size, "--durations %s: not a umlbed JSON report (%s)", durations_path,

@@ -484,15 +484,17 @@ int umb_run_vm_spawn(umb_run *r, const char *mem, const char *cmdline, int time_
   char umid[128];
   snprintf(umid, sizeof umid, "umlbed-%d-%p-%d", umb_runner_pid(r->cfg), (void *)r, v->index);
   char extra[4096];
-  snprintf(extra, sizeof extra, "%s%s%s", r->cfg->cmdline ? r->cfg->cmdline : "", cmdline && r->cfg->cmdline ? " " : "",
-           cmdline ? cmdline : "");
+  /* A command line cut short could end in half a word: too long is an error. */
+  if (snprintf(extra, sizeof extra, "%s%s%s", r->cfg->cmdline ? r->cfg->cmdline : "",
+               cmdline && r->cfg->cmdline ? " " : "", cmdline ? cmdline : "") >= (int)sizeof extra - 32)
+    rc = -E2BIG;
   /* The delay-loop calibration is the first ~40 ms of every boot and measures the same host each time: once this
    * kernel has done it here, later boots are told the result (udelay() keeps its meaning). A command line that
    * sets lpj= itself is left alone; a time-travel boot's calibration measures simulated time, so it is not learnt. */
   umb_lpj *lpj = r->cfg->lpj;
   int tt = time_travel || r->cfg->time_travel;
   char gcov[PATH_MAX];
-  if (r->covdir[0] && (rc = umb_path(gcov, sizeof gcov, "%s/vm%d", r->covdir, v->index))) {
+  if (rc || (r->covdir[0] && (rc = umb_path(gcov, sizeof gcov, "%s/vm%d", r->covdir, v->index)))) {
     umb_rm_tree(v->dir);
     umb_cpu_put(v->cpu);
     free(v);

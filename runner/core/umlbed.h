@@ -171,6 +171,21 @@ const umb_scanner *umb_vm_scanner(const umb_vm *vm);
 #define UMB_MEM_MAX (64ull << 30)
 /* 0 if mem (N, NK, NM or NG) is a guest memory size from UMB_MEM_MIN to UMB_MEM_MAX, else -EINVAL. */
 int umb_mem_check(const char *mem);
+/* 0 if every word of cmdline (split at blanks, as the instance gets it) is an option a scenario or a caller may add
+ * to a boot: mem=SIZE (umb_mem_check's range), kmemleak=on|off, time-travel, time-travel=inf-cpu,
+ * time-travel-start=N, lpj=N, umlbed.fault_around_bytes=N, quiet, or UMLBED_NAME=VALUE for the init's environment.
+ * Anything else (hostfs=, uml_dir=, root=, init=, umid=, con=, ubd...) could move the jail, the instance's files or
+ * its devices out of the run folder: -EINVAL, with a message naming the option in why (size bytes). */
+int umb_cmdline_check(const char *cmdline, char *why, size_t size);
+/* The longest umid: UML keeps it in 64 bytes with its NUL. */
+#define UMB_UMID_MAX 63
+/* 0 if umid is one safe file name (letters, digits, '.', '_', '-'; not starting with '.', no "..", at most
+ * UMB_UMID_MAX bytes), else -EINVAL: UML makes uml_dir/UMID/ of it. */
+int umb_umid_check(const char *umid);
+/* 0 if path is an executable regular file that is a UML kernel (an ELF file with UML's .uml.setup.init section),
+ * else a negative errno: -EINVAL not a regular file, -EACCES not executable, -ENOEXEC not a UML kernel. Reads a
+ * few KiB, never blocks on a FIFO. */
+int umb_uml_kernel_check(const char *path);
 int umb_vm_pid(const umb_vm *vm);
 /* 1 while the agent is up and the instance has neither died nor been killed. */
 int umb_vm_alive(const umb_vm *vm);

@@ -455,6 +455,9 @@ static int vm_prepare_dirs(umb_vm *vm, const umb_vm_options *opt) {
 /* The kernel's command line: gdb's in front when asked, the fixed part, then the caller's options. */
 static int vm_build_args(spawn_ctx *c, const umb_vm_options *opt) {
   int rc = 0;
+  /* Every boot passes here: a word past the allow-list or a umid that is a path never reaches the kernel, whoever
+   * checked it before. */
+  if (umb_umid_check(opt->umid) || umb_cmdline_check(opt->cmdline, NULL, 0)) return -EINVAL;
   /* hostfs=ROOT jails every hostfs mount in the guest to the run's root folder: the root file system is ROOT/ and
    * a guest's own "mount -t hostfs none /mnt -o /" sees that same folder, not the host's /. */
   if ((rc = umb_path(c->jail, sizeof c->jail, "hostfs=%s", opt->root)) ||

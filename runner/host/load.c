@@ -3,10 +3,14 @@
 
 #include <errno.h>
 #include <lauxlib.h>
+#include <limits.h>
 #include <lualib.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "path.h"
 
 /* load() of text chunks only: a binary chunk is unchecked bytecode that can crash the runner. */
 static int safe_load(lua_State *L) {
@@ -83,6 +87,21 @@ static int scen_iowrite(lua_State *L) {
   return 1;
 }
 
+/* os.tmpname() makes its file in the run's folder, which goes with the run: Lua's own makes /tmp/lua_XXXXXX,
+ * outside anything the runner removes or a wall around the run allows. */
+static int scen_tmpname(lua_State *L) {
+  umb_scen *sc = umb_scen_from_lua(L);
+  if (sc == NULL || !sc->run.dir[0]) return luaL_error(L, "os.tmpname: only while a run has its folder");
+  char path[PATH_MAX];
+  if (umb_path(path, sizeof path, "%s/lua_XXXXXX", sc->run.dir))
+    return luaL_error(L, "os.tmpname: %s", strerror(ENAMETOOLONG));
+  int fd = mkstemp(path);
+  if (fd < 0) return luaL_error(L, "os.tmpname: %s: %s", sc->run.dir, strerror(errno));
+  close(fd);
+  lua_pushstring(L, path);
+  return 1;
+}
+
 static void set_nil(lua_State *L, const char *lib, const char *const *names) {
   lua_getglobal(L, lib);
   if (lua_istable(L, -1))
@@ -138,6 +157,10 @@ static void sandbox(lua_State *L) {
   lua_pop(L, 1);
   lua_register(L, "loadfile", safe_loadfile);
   lua_register(L, "dofile", safe_dofile);
+  lua_getglobal(L, "os");
+  lua_pushcfunction(L, scen_tmpname);
+  lua_setfield(L, -2, "tmpname");
+  lua_pop(L, 1);
 }
 
 /* package.searchers[2] for text only: Lua's own searcher would load precompiled bytecode too. */

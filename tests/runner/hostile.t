@@ -464,6 +464,70 @@ grun run "${F[@]}" "$SCEN/hostile-file-nul.lua"
 check "F: vm:file with a NUL in the name: ERROR" verdict_is "hostile file name with NUL" ERROR
 check "F: ... naming hostile-file-nul.lua:6" diag_has "hostile file name with NUL" 'hostile-file-nul.lua:6:'
 clean
+# The kernel command line is an allow-list: t:vm{cmdline=} (by the fake UML, which boots whatever it is given).
+grun run "${F[@]}" "$SCEN/hostile-cmdline.lua"
+check "F: t:vm{cmdline=} refuses hostfs=, rootflags=, uml_dir=, init=, mem=100G and the rest: bad-argument errors naming the option and file:line; the allowed ones boot" \
+  verdict_is "hostile kernel command line" ok
+[ "$rc" = 0 ] || show
+clean
+grun run "${F[@]}" --cmdline "mem=128M kmemleak=on time-travel=inf-cpu lpj=0" "$SCEN/fake-ok.lua"
+check "F: --cmdline with allowed options runs (exit $rc)" [ "$rc" = 0 ]
+for c in "hostfs=/" "uml_dir=$T/elsewhere" "mem=100G" "quiet init=/bin/sh"; do
+  grun run "${F[@]}" --cmdline "$c" "$SCEN/fake-ok.lua"
+  check "F: --cmdline '$c': exit status 2 (got $rc)" [ "$rc" = 2 ]
+  # The usage error must name the refused option: that text is what is tested.
+  o=${c##* }
+  check "F: ... naming option '${o%%=*}'" grep -qF "option '${o%%=*}'" "$T/err"
+  clean
+done
+check "F: ... and nothing was made at the uml_dir= it named" [ ! -e "$T/elsewhere" ]
+
+# The sandbox's os.tmpname() makes its file in the run folder, which goes with the run.
+grun run "${F[@]}" "$SCEN/hostile-tmpname.lua"
+check "F: os.tmpname() makes a file inside the run folder under TMPDIR, not in /tmp" verdict_is "hostile os.tmpname" ok
+tmpname=$(field "hostile os.tmpname" diag | sed -n 's/^note: tmpname //p')
+check "F: ... and the file went with the run folder ($tmpname)" eval '[ -n "$tmpname" ] && [ ! -e "$tmpname" ]'
+case $tmpname in /tmp/lua_*) rm -f "$tmpname" ;; esac
+clean
+
+# Files named on the command line are regular files, read with a bound: a FIFO or /dev/zero is an error at once.
+mkdir -p "$T/fifos"
+mkfifo "$T/fifos/fifo.lua" "$T/fifo.json"
+run run "${F[@]}" --shard 1/1 --json "$T/shard.json" "$SCEN/fake-ok.lua"
+printf '{"points": [{"name": "t", "labels": {}, "median": 1, "min": 1, "max": 1, "mad": 0}]}\n' >"$T/bench.json"
+truncate -s 300M "$T/huge.json"
+GUARD=$(scaled 10)
+grun merge --json "$T/merged.json" "$T/shard.json"
+check "F: CLI files: umlbed merge of a shard's report works (exit $rc)" [ "$rc" = 0 ]
+grun list "$SCEN/fake-ok.lua"
+check "F: CLI files: umlbed list of a scenario file works (exit $rc)" [ "$rc" = 0 ]
+grun bench --compare "$T/bench.json" "$T/bench.json"
+check "F: CLI files: umlbed bench --compare of two results works (exit $rc)" [ "$rc" = 0 ]
+for cmd in "merge $T/fifo.json" "merge $T/huge.json" "list $T/fifos/fifo.lua" "list $T/fifos" "run ${F[*]} $T/fifos/fifo.lua" \
+  "bench --compare $T/fifo.json $T/bench.json" "bench --compare $T/bench.json $T/fifo.json"; do
+  read -ra argv <<<"$cmd"
+  grun "${argv[@]}"
+  check "F: CLI files: umlbed $cmd: exit status 2 at once, not a hang (got $rc in ${secs}s)" \
+    eval '[ "$rc" = 2 ] && ended'
+  # The message must say what is wrong with the file: that text is what is tested.
+  check "F: ... saying the file is not a regular file or too large" grep -qE 'not a regular file|too large' "$T/err"
+done
+# /dev/zero would fill memory before any guard ends it: the build without sanitizers runs it under an address-space
+# limit (ASan's shadow memory cannot live under one).
+if [ -x "$PLAIN_UMLBED" ]; then
+  start=$(date +%s.%N)
+  (ulimit -v 4194304 && exec timeout -k 5 "$GUARD" "$PLAIN_UMLBED" bench --compare /dev/zero "$T/bench.json") \
+    >"$T/out" 2>"$T/err"
+  rc=$?
+  secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }')
+  check "F: CLI files: umlbed bench --compare /dev/zero: exit status 2 at once (got $rc in ${secs}s)" [ "$rc" = 2 ]
+  check "F: ... saying it is not a regular file" grep -qF '/dev/zero: not a regular file' "$T/err"
+else
+  prereq_skip "F: CLI files: bench --compare /dev/zero: no build without sanitizers at $PLAIN_UMLBED (make runner)"
+fi
+unset GUARD
+GUARD=$(scaled 60)
+clean
 cat >"$T/hostile-syntax.lua" <<'EOF'
 -- hostile-syntax.lua: a syntax error on line 5.
 return {
@@ -510,6 +574,24 @@ check "[UML] --kernel /bin/true: a setup error, exit status 2 (got $rc)" [ "$rc"
 check "[UML] --kernel /bin/true: the message names the option (--kernel, or kernel /bin/true)" \
   grep -qE -e '--kernel|kernel /bin/true' "$T/err"
 clean
+# umlbed boot checks its arguments before it execs anything (--print: nothing boots).
+mkdir -p "$T/boot/root" "$T/boot/dir"
+: >"$T/boot/file"
+B=(boot --print --root "$T/boot/root" --dir "$T/boot/dir")
+grun "${B[@]}" --kernel "$KERNEL" --umid "hostile-$$" --cmdline "mem=128M kmemleak=on UMLBED_VARIANT=full lpj=0"
+check "[UML] boot: good arguments print the command line (exit $rc)" eval '[ "$rc" = 0 ] && grep -qx "lpj=0" "$T/out"'
+long=$(printf 'u%.0s' $(seq 1 64))
+for a in "--kernel /bin/true" "--kernel $AGENT" "--kernel $T/fifo.json" "--root $T/boot/file" "--umid ../../../x" \
+  "--umid $long" "--cmdline hostfs=/" "--cmdline uml_dir=$T/boot" "--cmdline mem=100G"; do
+  read -ra argv <<<"$a"
+  grun "${B[@]}" --kernel "$KERNEL" "${argv[@]}"
+  check "[UML] boot $a: exit status 2 (got $rc)" eval '[ "$rc" = 2 ] && ended'
+  # The usage error must name the option it refuses: that text is what is tested.
+  check "[UML] boot $a: the message names ${argv[0]}" grep -qF -- "${argv[0]}" "$T/err"
+done
+grun "${B[@]}" --kernel "$KERNEL" --umid ""
+check "[UML] boot --umid '': exit status 2 (got $rc)" [ "$rc" = 2 ]
+check "[UML] boot --umid '': the message names --umid" grep -qF -- "--umid" "$T/err"
 grun run "${K[@]}" "$SCEN/hostile-uml-mem.lua"
 check "[UML] t:vm{mem = \"0\"} and {mem = \"lots\"} return nil, EINVAL (not CRASHED)" \
   verdict_is "hostile vm memory size" ok
