@@ -27,16 +27,13 @@ static int first_line(const char *path, char *buf, size_t size) {
   ssize_t n;
   char *nl, *s, *e;
 
-  if (fd < 0)
-    return -1;
+  if (fd < 0) return -1;
   n = read(fd, buf, size - 1);
   close(fd);
-  if (n < 0)
-    return -1;
+  if (n < 0) return -1;
   buf[n] = '\0';
   nl = strchr(buf, '\n');
-  if (nl == NULL)
-    return -1;
+  if (nl == NULL) return -1;
   *nl = '\0';
   for (s = buf; *s == ' ' || *s == '\t'; s++)
     ;
@@ -57,16 +54,12 @@ static void probe(const char *id, const char *opt, int nspots, char **spots) {
     return;
   }
   printf("P %s M N:", id);
-  if (stat("/mnt", &st) == 0)
-    printf("%llu", (unsigned long long)st.st_ino);
-  if (first_line("/mnt/.jailmark", line, sizeof line) == 0)
-    printf(" I:%s", line);
+  if (stat("/mnt", &st) == 0) printf("%llu", (unsigned long long)st.st_ino);
+  if (first_line("/mnt/.jailmark", line, sizeof line) == 0) printf(" I:%s", line);
   for (i = 0; i < nspots; i++) {
     snprintf(path, sizeof path, "/mnt%s/jail-canary", spots[i]);
-    if (stat(path, &st) != 0)
-      continue;
-    if (first_line(path, line, sizeof line) == 0)
-      printf(" R%d:%s", i, line);
+    if (stat(path, &st) != 0) continue;
+    if (first_line(path, line, sizeof line) == 0) printf(" R%d:%s", i, line);
     snprintf(path, sizeof path, "/mnt%s/jail-created-%s", spots[i], id);
     fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
     if (fd >= 0) {
@@ -74,8 +67,7 @@ static void probe(const char *id, const char *opt, int nspots, char **spots) {
       printf(" C%d", i);
     }
   }
-  if (umount("/mnt") != 0)
-    printf(" U");
+  if (umount("/mnt") != 0) printf(" U");
   printf("\n");
 }
 
@@ -95,8 +87,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   while ((n = getline(&line, &cap, f)) > 0) {
-    if (line[n - 1] == '\n')
-      line[n - 1] = '\0';
+    if (line[n - 1] == '\n') line[n - 1] = '\0';
     tab = strchr(line, '\t');
     if (tab == NULL) {
       fprintf(stderr, "jail-probe: a line without a tab: %s\n", line);
