@@ -73,7 +73,7 @@ check "a module the bed library lacks is an ERROR naming file:line" grep -q "bro
 cp -r "$SRC/examples/cluster-fs" "$U/cluster-fs"
 for g in $GENS; do
   suffix=$("$SRC/uml-kernel/generation.sh" get "$g" suffix)
-  make -s -C "$U/cluster-fs" clean >/dev/null
+  make -s -C "$U/cluster-fs" UMLBED="$UMLBED" clean >/dev/null
   make -C "$U/cluster-fs" UMLBED="$UMLBED" GEN="$g" >"$T/make.out" 2>&1
   check "clusterfs.ko builds against $g's full objtree (umlbed kbuild)" [ -f "$U/cluster-fs/clusterfs.ko" ] ||
     diag "$T/make.out"
