@@ -32,7 +32,9 @@ not_ok() { ok 1 "$1"; shift; printf '%s\n' "$@" | diag; }
 checkpatch_clean() {
 	local out
 	out=$("$1/scripts/checkpatch.pl" --strict --no-tree "$2" 2>&1)
-	if echo "$out" | grep -q '^total: 0 errors, 0 warnings, 0 checks'; then
+	# A here-string, not a pipe: under pipefail, a grep -q that stops at its match can kill echo with SIGPIPE
+	# and fail a clean patch.
+	if grep -q "^total: 0 errors, 0 warnings, 0 checks" <<<"$out"; then
 		pass "$3"
 	else
 		not_ok "$3" "$(echo "$out" | grep -E '^(ERROR|WARNING|CHECK|total)')"
