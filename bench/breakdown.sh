@@ -4,8 +4,6 @@
 #   bench/breakdown.sh [RUNS]        RUNS runs of each kind (default 10), after one warm-up run that is not counted
 #   UMLBED=path                      the runner (default: build/runner/umlbed)
 #   KERNEL=path                      the UML kernel (default: build/kernel/full/obj/linux)
-#   BREAKDOWN_UML_TMPFS=1            an experiment: the kernel gets TMPDIR on /dev/shm (tmpfs) for its memory file,
-#                                    instead of the run folder's vm0/tmp (UML warns when that is not on tmpfs)
 #
 # Method. Nothing here changes the runner; each phase comes from a clock that exists:
 #  - process wall time: $EPOCHREALTIME around `umlbed run` (host clock);
@@ -40,45 +38,46 @@ trap 'rm -rf "$scratch"' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 mkdir "$scratch/runs"
-shm=
-if [ "${BREAKDOWN_UML_TMPFS:-0}" = 1 ]; then
-	shm=$(mktemp -d /dev/shm/bench-breakdown.XXXXXX)
-	trap 'rm -rf "$scratch" "$shm"' EXIT
-fi
 export UMLBED_LPJ_CACHE=$scratch/lpj.cache
 
-# The wrapper: one clock reading per boot (not for the runner's --version probe), then the real kernel.
+# The wrapper: one clock reading per boot (not for the runner's --version probe), then the real kernel. The kernel
+# the runner is given is a script whose interpreter is the wrapper: the wall around a kernel (docs/security.md) lets
+# an ELF kernel execute nothing else, but walls a script as it walls gdb, which may execute the host's files. The
+# reading goes to the instance's folder, the one place beside the guest's root that the wall lets it write, and
+# where the kernel works.
 cat >"$scratch/wrap.c" <<C
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 int main(int argc, char **argv) {
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
-  if (!(argc == 2 && strcmp(argv[1], "--version") == 0)) {
-    FILE *f = fopen("$scratch/spawn.log", "a");
+  if (argc < 2) return 127;
+  if (!(argc == 3 && strcmp(argv[2], "--version") == 0)) {
+    FILE *f = fopen("spawn.log", "a");
     if (f) fprintf(f, "%lld.%09ld\n", (long long)ts.tv_sec, ts.tv_nsec), fclose(f);
-    if (*"$shm") setenv("TMPDIR", "$shm", 1);
   }
-  execv("$kernel", argv);
+  argv[1] = "$kernel";
+  execv("$kernel", argv + 1);
   return 127;
 }
 C
-cc -O2 -static -o "$scratch/linux" "$scratch/wrap.c" 2>/dev/null || cc -O2 -o "$scratch/linux" "$scratch/wrap.c"
+cc -O2 -static -o "$scratch/wrap" "$scratch/wrap.c" 2>/dev/null || cc -O2 -o "$scratch/wrap" "$scratch/wrap.c"
+printf '#!%s\n' "$scratch/wrap" >"$scratch/linux"
+chmod +x "$scratch/linux"
 
 # One run of KIND (boot, reply, poweroff); appends "KIND METRIC VALUE" lines (seconds) to $scratch/data.
 one() {
 	local kind=$1 count=$2 json=$scratch/r.json p0 p1 spawn kept r0 r1
-	rm -f "$json" "$scratch/spawn.log"
+	rm -f "$json"
 	p0=$EPOCHREALTIME
 	TMPDIR=$scratch/runs "$umlbed" run -j 1 --keep --kernel "$scratch/linux" --json "$json" --param "steps=$kind" \
 		"$top/bench/scenarios/phases.lua" >"$scratch/tap" 2>&1 || { cat "$scratch/tap" >&2; exit 1; }
 	p1=$EPOCHREALTIME
-	spawn=$(tail -n 1 "$scratch/spawn.log")
 	kept=$(perl -MJSON::PP -e 'my $r = decode_json(do { local $/; <STDIN> }); print $r->{results}[0]{kept} // ""' <"$json")
 	[ -n "$kept" ] || { echo "breakdown: no kept folder in the report" >&2; exit 1; }
+	spawn=$(tail -n 1 "$kept/vm0/spawn.log")
 	if [ "$count" = 1 ]; then perl -MJSON::PP -e '
 		my ($kind, $p0, $p1, $spawn, $console) = @ARGV;
 		my $r = decode_json(do { local $/; <STDIN> })->{results}[0];
@@ -111,7 +110,7 @@ one() {
 	[ "$count" = 0 ] || awk -v k="$kind" -v a="$r0" -v b="$r1" 'BEGIN { print k, "rm", b - a }' >>"$scratch/data"
 }
 
-echo "breakdown: $runs run(s) of each kind (boot, reply, poweroff), interleaved; $umlbed, $kernel${shm:+; kernel TMPDIR on tmpfs: $shm}"
+echo "breakdown: $runs run(s) of each kind (boot, reply, poweroff), interleaved; $umlbed, $kernel"
 one poweroff 0
 for ((i = 1; i <= runs; i++)); do
 	for kind in boot reply poweroff; do one "$kind" 1; done

@@ -65,7 +65,9 @@ int fail(struct req *r, int err, const char *fmt, const char *s) {
 }
 
 int open_path(struct req *r, const char *path, int flags) {
-  int fd = open(path, flags | O_CLOEXEC | O_NOCTTY);
+  /* A created file is 0644: open(2) without a mode took whatever the stack held (0500 was seen), and its owner,
+   * the unprivileged user a walled kernel writes as, then could not open it for writing. */
+  int fd = open(path, flags | O_CLOEXEC | O_NOCTTY, 0644);
   if (fd < 0) return fail(r, errno, "open %s", path);
   return fd;
 }

@@ -10,6 +10,7 @@
 
 #include "lumlbed.h"
 #include "path.h"
+#include "wall.h"
 
 void umb_lua_push_vm(lua_State *L, umb_run_vm *svm) {
   umb_lvm *v = lua_newuserdatauv(L, sizeof *v, 0);
@@ -405,6 +406,9 @@ static int install_file(const umb_run_vm *svm, const char *host, const char *gue
     }
     int next = openat(dir, comp, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
     if (next < 0) rc = -errno;
+    /* As root, the guest's kernel runs as an unprivileged user (wall.h): the folders it gets are that user's. */
+    else if (umb_wall_owner() >= 0 && fchown(next, (uid_t)umb_wall_owner(), (gid_t)umb_wall_owner()) < 0)
+      rc = -errno;
     close(dir);
     dir = next;
     p += n + 1;
@@ -414,7 +418,10 @@ static int install_file(const umb_run_vm *svm, const char *host, const char *gue
   if (!rc) {
     unlinkat(dir, p, 0);
     out = openat(dir, p, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0555);
-    if (out < 0) rc = -errno;
+    if (out < 0)
+      rc = -errno;
+    else if (umb_wall_owner() >= 0 && fchown(out, (uid_t)umb_wall_owner(), (gid_t)umb_wall_owner()) < 0)
+      rc = -errno;
   }
   char buf[65536];
   ssize_t n;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "umlbed.h"
+#include "wall.h"
 
 static const char *boot_usage =
     "usage: umlbed boot --root DIR --dir DIR [--kernel PATH] [--mem SIZE] [--cmdline STR]\n"
@@ -112,8 +113,15 @@ int umb_boot_main(int argc, char **argv) {
     fprintf(stderr, "umlbed boot: --cmdline: %s\n", why);
     return 2;
   }
+  /* The memory file's tmpfs, this kernel's alone and as large as its memory (64 MiB over, for the rest). */
+  if (!print) {
+    unsigned long long mem = 0;
+    umb_mem_bytes(o.mem, &mem);
+    /* A mem= on the command line may ask for more: then the tmpfs has its default size. */
+    umb_wall_private_shm(o.cmdline && strstr(o.cmdline, "mem=") ? 0 : mem + (64ull << 20));
+  }
   umb_vm_command cmd;
-  int rc = umb_vm_command_make(&o, &cmd);
+  int rc = umb_vm_command_make(&o, !print, &cmd);
   if (rc) {
     fprintf(stderr, "umlbed boot: %s\n", strerror(-rc));
     return 2;
@@ -123,8 +131,13 @@ int umb_boot_main(int argc, char **argv) {
     umb_vm_command_free(&cmd);
     return 0;
   }
-  execve(cmd.argv[0], cmd.argv, cmd.envp);
-  fprintf(stderr, "umlbed boot: %s: %s\n", cmd.argv[0], strerror(errno));
+  /* As root, the guest's root folder and the instance's are handed to the unprivileged user the kernel runs as. */
+  if ((rc = umb_wall_hand_over(o.root, 1)) || (rc = umb_wall_hand_over(o.dir, 1))) {
+    fprintf(stderr, "umlbed boot: handing the folders to uid %d: %s\n", UMB_WALL_UID, strerror(-rc));
+    umb_vm_command_free(&cmd);
+    return 2;
+  }
+  rc = umb_wall_exec(cmd.wall, cmd.argv, cmd.envp);
   umb_vm_command_free(&cmd);
-  return 2;
+  return rc;
 }

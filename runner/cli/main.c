@@ -35,6 +35,7 @@
 #include "runchild.h"
 #include "runproc.h"
 #include "shard.h"
+#include "wall.h"
 #include "luamod.h"
 #include "scenario.h"
 
@@ -1134,6 +1135,7 @@ int main(int argc, char **argv) {
     return argc < 2 ? 2 : 0;
   }
   const char *cmd = argv[1];
+  if (!strcmp(cmd, "__wall")) return umb_wall_main(argc, argv);
   if (!strcmp(cmd, "__run")) return umb_runchild_main(argc, argv);
   if (!strcmp(cmd, "bench")) return umb_bench_main(argc, argv);
   if (!strcmp(cmd, "boot")) return umb_boot_main(argc, argv);

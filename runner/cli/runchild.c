@@ -1,7 +1,9 @@
 /* runchild.c: a run process (umlbed __run): one scenario run, configured by its runner and reporting over its link. */
 #include "runchild.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -165,6 +167,36 @@ static int read_config(int fd) {
   return rc;
 }
 
+/*
+ * The run process's Landlock domain. A sandboxed scenario may read and execute the host's files but /proc's (no
+ * /proc/self/mem to write code over its own functions; UML's /proc/cpuinfo excepted), and write only beneath TMPDIR
+ * (its run folder, os.tmpname), the run's own /dev/shm, the coverage folder and the devices a kernel uses. Its
+ * kernels' walls nest inside this one. With --unsafe-lua or under gdb (which reads its inferior's /proc files),
+ * the domain handles no file: it only keeps the runner's /proc files out of reach.
+ */
+static int run_wall(void) {
+  if (c.hcfg.unsafe_lua || c.cfg.gdb_script) return umb_wall_landlock(NULL, -1, 0);
+  umb_wall_path p[64];
+  int n = 0;
+  DIR *d = opendir("/");
+  static char names[48][NAME_MAX + 2];
+  for (struct dirent *e; d && (e = readdir(d)) != NULL && n < 48;) {
+    if (e->d_name[0] == '.' || !strcmp(e->d_name, "proc")) continue;
+    snprintf(names[n], sizeof names[n], "/%s", e->d_name);
+    p[n] = (umb_wall_path){names[n], UMB_WALL_READ | UMB_WALL_EXEC};
+    n++;
+  }
+  if (d) closedir(d);
+  const int rw = UMB_WALL_READ | UMB_WALL_WRITE, dev = rw | UMB_WALL_IOCTL;
+  p[n++] = (umb_wall_path){"/proc/cpuinfo", UMB_WALL_READ};
+  p[n++] = (umb_wall_path){c.cfg.tmpbase, rw};
+  if (umb_wall_shm_is_private()) p[n++] = (umb_wall_path){"/dev/shm", rw};
+  if (c.cfg.coverage) p[n++] = (umb_wall_path){c.cfg.coverage, rw};
+  static const char *devs[] = {"/dev/null", "/dev/zero", "/dev/ptmx", "/dev/pts", "/dev/tty"};
+  for (size_t i = 0; i < sizeof devs / sizeof devs[0]; i++) p[n++] = (umb_wall_path){devs[i], dev};
+  return umb_wall_landlock(p, n, 0);
+}
+
 /* The result record, sent whole once the run is done: everything it started is gone by then. */
 static void send_result(const umb_scen_result *res) {
   const umb_result *r = res->run;
@@ -253,9 +285,14 @@ int umb_runchild_main(int argc, char **argv) {
     return 2;
   }
   umb_link_attach(UMB_RUN_LINK_FD);
+  /* The kernels' memory files go to a /dev/shm of this run's own, made before the domain below forbids mounts;
+   * whether the kernels drop to another uid is known before it hides /proc/self/uid_map. */
+  umb_wall_owner();
+  umb_wall_private_shm(0);
   /* In a Landlock domain of its own, this process cannot open the runner's /proc files (its TAP stream's
-   * descriptor), even as root, where the runner's PR_SET_DUMPABLE does not stop it. */
-  int wall = umb_wall_landlock(NULL, -1, 0);
+   * descriptor), even as root, where the runner's PR_SET_DUMPABLE does not stop it; sandboxed, it also cannot open
+   * its own /proc files (/proc/self/mem), nor write outside TMPDIR. */
+  int wall = run_wall();
   if (wall < 0 && wall != -EOPNOTSUPP && wall != -ENOSYS)
     fprintf(stderr, "umlbed: run process: no Landlock domain: %s\n", strerror(-wall));
   /* Orphaned UML helper processes get reparented to this process, so it can reap and account for them. */

@@ -3,6 +3,7 @@
 #include "runlink.h"
 #include "path.h"
 #include "reaper.h"
+#include "wall.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -85,7 +86,7 @@ static int cov_make_dir(umb_run *r) {
   FILE *f = fopen(path, "we");
   if (f == NULL) return -errno;
   fprintf(f, "%s\n", r->label ? r->label : "run");
-  return fclose(f) ? -errno : 0;
+  return fclose(f) ? -errno : umb_wall_hand_over(r->covdir, 1);
 }
 
 /* How many .gcda files lie under dir (its subfolders included). */
@@ -158,6 +159,8 @@ static int make_dirs(umb_run *r) {
   chmod(path, 01777);
   if ((rc = umb_path(path, sizeof path, "%s/umlbed-agent", r->root))) return rc;
   rc = copy_file(r->cfg->agent, path);
+  /* As root, the kernels run as an unprivileged user (wall.h), which must be able to write the guest's root. */
+  if (rc == 0) rc = umb_wall_hand_over(r->root, 1);
   return rc ? rc : cov_make_dir(r);
 }
 
@@ -494,7 +497,11 @@ int umb_run_vm_spawn(umb_run *r, const char *mem, const char *cmdline, int time_
   umb_lpj *lpj = r->cfg->lpj;
   int tt = time_travel || r->cfg->time_travel;
   char gcov[PATH_MAX];
-  if (rc || (r->covdir[0] && (rc = umb_path(gcov, sizeof gcov, "%s/vm%d", r->covdir, v->index)))) {
+  if (rc == 0 && r->covdir[0] && (rc = umb_path(gcov, sizeof gcov, "%s/vm%d", r->covdir, v->index)) == 0) {
+    /* The wall opens the kernel's gcov folder before the kernel runs: it must exist, and be the kernel's user's. */
+    rc = mkdir(gcov, 0755) && errno != EEXIST ? -errno : umb_wall_hand_over(gcov, 0);
+  }
+  if (rc) {
     umb_rm_tree(v->dir);
     umb_cpu_put(v->cpu);
     free(v);

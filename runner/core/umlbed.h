@@ -145,12 +145,16 @@ int umb_vm_spawn(uv_loop_t *loop, const umb_vm_options *opt, umb_vm_event_cb cb,
  * the agent's serial line): what a harness that drives a kernel itself (umlbed boot) runs, so that every boot is
  * the runner's, with its hostfs jail. Makes opt->dir's uml/ and tmp/. 0 or a negative errno; on success free it
  * with umb_vm_command_free. */
+struct umb_wall_spec;
 typedef struct umb_vm_command {
   char *const *argv;
   char *const *envp;
+  const struct umb_wall_spec *wall; /* With walled: what umb_wall_exec builds around the exec (wall.h). */
   void *priv;
 } umb_vm_command;
-int umb_vm_command_make(const umb_vm_options *opt, umb_vm_command *cmd);
+/* walled: the command names the instance's folders as the wall's descriptors (/proc/self/fd/N), for a caller that
+ * execs it with umb_wall_exec; else by their paths, for one that starts the kernel itself (gdb --args). */
+int umb_vm_command_make(const umb_vm_options *opt, int walled, umb_vm_command *cmd);
 void umb_vm_command_free(umb_vm_command *cmd);
 /* Send "ID PID VERB ARGS" (args already encoded, may be NULL). On success req->cb is called
  * exactly once; on failure (negative errno) never. */
@@ -171,6 +175,8 @@ const umb_scanner *umb_vm_scanner(const umb_vm *vm);
 #define UMB_MEM_MAX (64ull << 30)
 /* 0 if mem (N, NK, NM or NG) is a guest memory size from UMB_MEM_MIN to UMB_MEM_MAX, else -EINVAL. */
 int umb_mem_check(const char *mem);
+/* The bytes of mem (N, NK, NM or NG, up to UMB_MEM_MAX) in *bytes; 0 or -EINVAL. */
+int umb_mem_bytes(const char *mem, unsigned long long *bytes);
 /* 0 if every word of cmdline (split at blanks, as the instance gets it) is an option a scenario or a caller may add
  * to a boot: mem=SIZE (umb_mem_check's range), kmemleak=on|off, time-travel, time-travel=inf-cpu,
  * time-travel-start=N, lpj=N, umlbed.fault_around_bytes=N, quiet, or UMLBED_NAME=VALUE for the init's environment.

@@ -2,6 +2,7 @@
 #include "umlbed.h"
 #include "path.h"
 #include "reaper.h"
+#include "wall.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -133,6 +134,8 @@ static void mem_dir(const umb_vm_options *opt, char *out, size_t size) {
   else
     umb_path(out, size, "TMPDIR=%s/tmp", opt->dir);
 }
+
+int umb_mem_bytes(const char *mem, unsigned long long *bytes) { return mem_parse(mem, bytes); }
 
 int umb_mem_check(const char *mem) {
   unsigned long long bytes;
@@ -414,8 +417,12 @@ static int mkpipe(int fds[2]) { return uv_pipe(fds, 0, 0); }
 /* What one spawn builds: the kernel's command line and environment (their strings live here until uv_spawn has
  * copied them), and the descriptors the instance gets. */
 typedef struct spawn_ctx {
-  char *args[VM_ARGS_MAX + 16];
+  char *args[VM_ARGS_MAX + 32];
   int nargs;
+  /* The wall (wall.h) the kernel starts inside, and its arguments to umlbed __wall. */
+  umb_wall_spec wall;
+  int walled;
+  char self[PATH_MAX], fdarg[3][PATH_MAX + 16], fsize[32], uid[16];
   char *env[256];
   char *extra; /* The caller's command line, split in place. */
   char umldir[PATH_MAX + 16], tmpdir[PATH_MAX + 16], jail[PATH_MAX + 16], umid[300], memarg[64], gdbx[PATH_MAX];
@@ -447,9 +454,62 @@ static int vm_prepare_dirs(umb_vm *vm, const umb_vm_options *opt) {
     if ((rc = umb_path(path, sizeof path, "%s/%s", opt->dir, sub[i]))) return rc;
     if (mkdir(path, 0755) && errno != EEXIST) return -errno;
   }
+  /* As root, the kernel runs as an unprivileged user (wall.h): its folders are that user's. */
+  if ((rc = umb_wall_hand_over(opt->dir, 1))) return rc;
   if ((rc = umb_path(path, sizeof path, "%s/uml/%s/pid", opt->dir, opt->umid))) return rc;
   vm->pidfile = strdup(path);
   return vm->pidfile ? 0 : -ENOMEM;
+}
+
+#define WALL_ROOT_FD "7"
+#define WALL_DIR_FD "8"
+#define WALL_GCOV_FD "9"
+
+/* The largest guest memory the command line asks for (its last mem= wins, but any may be the largest). */
+static unsigned long long mem_most(const umb_vm_options *opt) {
+  unsigned long long most = 0, b;
+  if (mem_parse(opt->mem ? opt->mem : "64M", &b) == 0) most = b;
+  const char *p = opt->cmdline;
+  while (p && (p = strstr(p, "mem=")) != NULL) {
+    if ((p == opt->cmdline || p[-1] == ' ' || p[-1] == '\t' || p[-1] == '\n')) {
+      char word[32];
+      size_t n = strcspn(p + 4, " \t\n");
+      if (n < sizeof word) {
+        memcpy(word, p + 4, n);
+        word[n] = '\0';
+        if (mem_parse(word, &b) == 0 && b > most) most = b;
+      }
+    }
+    p += 4;
+  }
+  return most;
+}
+
+/* The wall's part: the folders it opens as descriptors, what it execs, and the length of any file the kernel
+ * writes: its memory file is the guest's memory and the gap between UML's image and its heap (the "exec-shield
+ * gap", which brk randomisation keeps under 1 GiB), which it never touches; 64 MiB over, for the rest. */
+static int vm_build_wall(spawn_ctx *c, const umb_vm_options *opt) {
+  int rc;
+  umb_wall_spec *w = &c->wall;
+  w->fd[0] = atoi(WALL_ROOT_FD);
+  w->fd_path[0] = opt->root;
+  w->fd[1] = atoi(WALL_DIR_FD);
+  w->fd_path[1] = opt->dir;
+  w->nfds = 2;
+  if (opt->gcov_prefix) {
+    w->fd[2] = atoi(WALL_GCOV_FD);
+    w->fd_path[2] = opt->gcov_prefix;
+    w->nfds = 3;
+  }
+  w->exec = opt->gdb ? NULL : opt->kernel;
+  w->uid = umb_wall_owner();
+  if (w->uid >= 0) snprintf(c->uid, sizeof c->uid, "%d", w->uid);
+  w->debug = opt->gdb != NULL;
+  w->fsize = mem_most(opt) + (1ull << 30) + (64ull << 20);
+  snprintf(c->fsize, sizeof c->fsize, "%llu", w->fsize);
+  for (int i = 0; i < w->nfds; i++)
+    if ((rc = umb_path(c->fdarg[i], sizeof c->fdarg[i], "%d=%s", w->fd[i], w->fd_path[i]))) return rc;
+  return 0;
 }
 
 /* The kernel's command line: gdb's in front when asked, the fixed part, then the caller's options. */
@@ -458,13 +518,40 @@ static int vm_build_args(spawn_ctx *c, const umb_vm_options *opt) {
   /* Every boot passes here: a word past the allow-list or a umid that is a path never reaches the kernel, whoever
    * checked it before. */
   if (umb_umid_check(opt->umid) || umb_cmdline_check(opt->cmdline, NULL, 0)) return -EINVAL;
+  /* Walled, the kernel reaches its two folders through descriptors the wall opens (it may drop to a uid that could
+   * not walk the folders above them): ROOT is /proc/self/fd/7, the instance's folder /proc/self/fd/8. Under gdb,
+   * which keeps the uid and opens descriptors of its own, they keep their paths. */
+  int byfd = c->walled && !opt->gdb;
+  const char *root = byfd ? "/proc/self/fd/" WALL_ROOT_FD : opt->root;
+  const char *dir = byfd ? "/proc/self/fd/" WALL_DIR_FD : opt->dir;
   /* hostfs=ROOT jails every hostfs mount in the guest to the run's root folder: the root file system is ROOT/ and
    * a guest's own "mount -t hostfs none /mnt -o /" sees that same folder, not the host's /. */
-  if ((rc = umb_path(c->jail, sizeof c->jail, "hostfs=%s", opt->root)) ||
+  if ((rc = umb_path(c->jail, sizeof c->jail, "hostfs=%s", root)) ||
       (rc = umb_path(c->umid, sizeof c->umid, "umid=%s", opt->umid)) ||
-      (rc = umb_path(c->umldir, sizeof c->umldir, "uml_dir=%s/uml", opt->dir)) ||
+      (rc = umb_path(c->umldir, sizeof c->umldir, "uml_dir=%s/uml", dir)) ||
       (rc = umb_path(c->memarg, sizeof c->memarg, "mem=%s", opt->mem ? opt->mem : "64M")))
     return rc;
+  if (c->walled && (rc = vm_build_wall(c, opt))) return rc;
+  if (c->walled && c->self[0]) {
+    /* The runner's spawn has no hook between fork and exec: this same program builds the wall, then execs. */
+    const char *pre[] = {c->self,
+                         "__wall",
+                         "--fd",
+                         c->fdarg[0],
+                         "--fd",
+                         c->fdarg[1],
+                         c->wall.nfds > 2 ? "--fd" : NULL,
+                         c->wall.nfds > 2 ? c->fdarg[2] : NULL,
+                         "--fsize",
+                         c->fsize,
+                         c->wall.uid >= 0 ? "--uid" : NULL,
+                         c->wall.uid >= 0 ? c->uid : NULL,
+                         opt->gdb ? "--debug" : "--exec",
+                         opt->gdb ? NULL : opt->kernel,
+                         "--"};
+    for (size_t i = 0; i < sizeof pre / sizeof pre[0]; i++)
+      if (pre[i]) c->args[c->nargs++] = (char *)pre[i];
+  }
   if (opt->gdb) {
     if ((rc = umb_path(c->gdbx, sizeof c->gdbx, "%s", opt->gdb))) return rc;
     const char *gdb[] = {"gdb", "-q", "-nx", opt->gdb_interactive ? NULL : "-batch", "-x", c->gdbx, "--args"};
@@ -532,12 +619,25 @@ static int vm_build_stdio(spawn_ctx *c, const umb_vm_options *opt) {
 /* The runner's environment, but for UML's TMPDIR (its memory file) and libgcov's prefix. */
 static int vm_build_env(spawn_ctx *c, const umb_vm_options *opt) {
   int rc;
-  mem_dir(opt, c->tmpdir, sizeof c->tmpdir);
+  /* Walled, UML's memory file goes to /dev/shm only when that is private to the run (umb_wall_private_shm), else
+   * to the instance's tmp/: never to the host's /dev/shm, where the kernel could see and write other programs'
+   * files. */
+  int byfd = c->walled && !opt->gdb;
+  if (c->walled && umb_wall_shm_is_private())
+    snprintf(c->tmpdir, sizeof c->tmpdir, "TMPDIR=/dev/shm");
+  else if (byfd)
+    snprintf(c->tmpdir, sizeof c->tmpdir, "TMPDIR=/proc/self/fd/" WALL_DIR_FD "/tmp");
+  else if (c->walled)
+    umb_path(c->tmpdir, sizeof c->tmpdir, "TMPDIR=%s/tmp", opt->dir);
+  else
+    mem_dir(opt, c->tmpdir, sizeof c->tmpdir);
   /* Even without --coverage, a gcov kernel must not write into its build tree: its data goes to its own folder. */
   if (opt->gcov_prefix)
-    rc = umb_path(c->gcov_prefix, sizeof c->gcov_prefix, "GCOV_PREFIX=%s", opt->gcov_prefix);
+    rc = umb_path(c->gcov_prefix, sizeof c->gcov_prefix, "GCOV_PREFIX=%s",
+                  byfd ? "/proc/self/fd/" WALL_GCOV_FD : opt->gcov_prefix);
   else
-    rc = umb_path(c->gcov_prefix, sizeof c->gcov_prefix, "GCOV_PREFIX=%s/gcov", opt->dir);
+    rc = umb_path(c->gcov_prefix, sizeof c->gcov_prefix, "GCOV_PREFIX=%s/gcov",
+                  byfd ? "/proc/self/fd/" WALL_DIR_FD : opt->dir);
   if (rc) return rc;
   snprintf(c->gcov_strip, sizeof c->gcov_strip, "GCOV_PREFIX_STRIP=%d", opt->gcov_strip);
   extern char **environ;
@@ -607,10 +707,11 @@ static void vm_attach(umb_vm *vm, uv_loop_t *loop, spawn_ctx *c) {
   uv_read_start((uv_stream_t *)&vm->rx, on_alloc, on_rx_read);
 }
 
-int umb_vm_command_make(const umb_vm_options *opt, umb_vm_command *cmd) {
+int umb_vm_command_make(const umb_vm_options *opt, int walled, umb_vm_command *cmd) {
   spawn_ctx *c = calloc(1, sizeof *c);
   if (c == NULL) return -ENOMEM;
   c->devnull = c->con[0] = c->con[1] = c->tx[0] = c->tx[1] = c->rx[0] = c->rx[1] = -1;
+  c->walled = walled;
   char path[PATH_MAX];
   int rc = 0;
   const char *sub[] = {"uml", "tmp"};
@@ -627,6 +728,7 @@ int umb_vm_command_make(const umb_vm_options *opt, umb_vm_command *cmd) {
   }
   cmd->argv = c->args;
   cmd->envp = c->env;
+  cmd->wall = walled ? &c->wall : NULL;
   cmd->priv = c;
   return 0;
 }
@@ -638,6 +740,9 @@ void umb_vm_command_free(umb_vm_command *cmd) {
 }
 
 int umb_vm_spawn(uv_loop_t *loop, const umb_vm_options *opt, umb_vm_event_cb cb, void *data, umb_vm **out) {
+  /* The spawn execs this program (the wall) first: a kernel that is not there or not executable is said now, as the
+   * spawn of the kernel itself would have said it. */
+  if (access(opt->kernel, X_OK)) return -errno;
   umb_vm *vm = calloc(1, sizeof *vm);
   spawn_ctx *c = calloc(1, sizeof *c);
   if (vm == NULL || c == NULL) {
@@ -655,7 +760,12 @@ int umb_vm_spawn(uv_loop_t *loop, const umb_vm_options *opt, umb_vm_event_cb cb,
   /* At most UMB_LINE_MAX bytes with the newline. */
   vm->proto.max = UMB_LINE_MAX - 1;
   vm->fake = opt->fake_uml != 0;
-  int rc = vm_prepare_dirs(vm, opt);
+  /* This program again (umlbed __wall) builds the wall, then execs the kernel. */
+  c->walled = 1;
+  ssize_t n = readlink("/proc/self/exe", c->self, sizeof c->self - 1);
+  int rc = n > 0 ? 0 : -ENOENT;
+  if (rc == 0) c->self[n] = '\0';
+  if (rc == 0) rc = vm_prepare_dirs(vm, opt);
   if (rc == 0) rc = vm_build_args(c, opt);
   if (rc == 0) rc = vm_build_stdio(c, opt);
   if (rc == 0) rc = vm_build_env(c, opt);

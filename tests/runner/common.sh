@@ -120,7 +120,19 @@ run() {
 # running TEXT: some process's command line holds TEXT (one argument's worth, a fixed string). It reads /proc
 # itself, so no missing tool can make it see nothing; the glob is expanded before grep starts, so grep's own
 # command line, which holds TEXT, is not among those read.
-running() { grep -qzF -e "$1" /proc/[0-9]*/cmdline 2>/dev/null; }
+# running cwd:DIR is true when a process works beneath DIR: an instance works in its own folder, and its command
+# line names that folder only as /proc/self/fd/N (the wall opens it).
+running() {
+  case $1 in
+  cwd:*)
+    for _p in /proc/[0-9]*; do
+      case $(readlink "$_p/cwd" 2>/dev/null) in "${1#cwd:}"*) return 0 ;; esac
+    done
+    return 1
+    ;;
+  *) grep -qzF -e "$1" /proc/[0-9]*/cmdline 2>/dev/null ;;
+  esac
+}
 # A "no process left" check is worth only what its probe can see. saw TEXT... is true when running sees each TEXT
 # now, and records it; none_left TEXT is true only when TEXT was seen running before and is not now.
 NL='
@@ -175,7 +187,8 @@ signal_cleanup() {
   sig=$1
   what=$2
   shift 2
-  fifo=$T/ready.fifo
+  # Beneath TMPDIR: the scenario writes it, and a sandboxed run may write nowhere else.
+  fifo=$TMPDIR/ready.fifo
   rm -f "$fifo"
   mkfifo "$fifo"
   # Held open read-write by the shell, the FIFO never blocks the scenario's open, and a read never sees EOF
@@ -192,7 +205,7 @@ signal_cleanup() {
   fi
   exec 5>&-
   # The run folders' path in the guest's command line is what the test files' last check looks for.
-  check "SIG$sig: $what was running" saw "umid=umlbed-$pid-" "uml_dir=$TMPDIR/"
+  check "SIG$sig: $what was running" saw "umid=umlbed-$pid-" "cwd:$TMPDIR/umlbed-"
   check "SIG$sig: its run folder was there" run_folder $pid
   # The reaper: the runner's child that is the runner's own program, not a kernel.
   reaper=$(child_of $pid "$UMLBED run")

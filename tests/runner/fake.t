@@ -144,7 +144,7 @@ rm -rf "$TMPDIR"/umlbed-*
 if [ "$(id -u)" = 0 ] && unshare --pid --fork --mount-proc true 2>/dev/null; then
   last=$(($(cat /proc/sys/kernel/pid_max) - 1000))
   while [ -e "/proc/$((last + 1))" ]; do last=$((last - 1)); done
-  fifo=$T/ns-ready.fifo
+  fifo=$TMPDIR/ns-ready.fifo
   mkfifo "$fifo"
   exec 5<>"$fifo"
   # The shell forks the runner (it does not exec it), so the runner's PID in the namespace is last + 1.
@@ -176,7 +176,7 @@ echo "id 0123456789abcdef" >"$T/fpack/umlbed-pack/MANIFEST"
 cp "$UMLBED" "$T/fpack/umlbed-pack/build/runner/umlbed"
 tar -C "$T/fpack" -czf "$T/fpack.tar.gz" umlbed-pack
 for sig in TERM HUP; do
-  fifo=$T/pack-ready.fifo
+  fifo=$TMPDIR/pack-ready.fifo
   rm -f "$fifo"
   mkfifo "$fifo"
   exec 5<>"$fifo"
@@ -325,7 +325,7 @@ run --help
 check "--help: exit 0" [ "$rc" = 0 ]
 check "--help: usage" grep -q 'usage: umlbed run' "$T/out"
 check "--help: fuzz and --param" grep -q 'umlbed fuzz \[--seed S\]' "$T/out"
-# The guests' command lines name their run folders (uml_dir=), which are all in this test's TMPDIR; the signal
-# checks above saw that probe find a live guest.
-check "no UML/fake process of this test left at the end" none_left "uml_dir=$TMPDIR/"
+# The guests work in their run folders, which are all in this test's TMPDIR; the signal checks above saw that
+# probe find a live guest.
+check "no UML/fake process of this test left at the end" none_left "cwd:$TMPDIR/umlbed-"
 echo "1..$n"

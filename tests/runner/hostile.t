@@ -155,7 +155,7 @@ for f in gc-loop gc-close; do
 done
 
 # SIGINT while Lua loops without a timeout: the scenario says (on a FIFO) that its loop starts.
-fifo=$T/ready.fifo
+fifo=$TMPDIR/ready.fifo
 mkfifo "$fifo"
 exec 5<>"$fifo"
 rm -f "$T/r.json"
@@ -166,9 +166,9 @@ exec 5>&-
 ok $ready "C: SIGINT: the busy loop started (the plan was printed before it)"
 # TAP streams: the plan is out while the run still loops. The TAP text so far is what is tested.
 check "C: SIGINT: the plan 1..1 was printed" grep -q '^1\.\.1$' "$T/out"
-# What the checks after the signal and the last check look for, seen first: the guest (its command line names its
-# run folder, uml_dir=) and the run folder.
-check "C: SIGINT: the fake guest was running" saw "uml_dir=$TMPDIR/"
+# What the checks after the signal and the last check look for, seen first: the guest (it works in its run
+# folder) and the run folder.
+check "C: SIGINT: the fake guest was running" saw "cwd:$TMPDIR/umlbed-"
 check "C: SIGINT: its run folder was there" run_folder $pid
 reaper=$(child_of $pid "$UMLBED ")
 kill -INT $pid
@@ -551,7 +551,7 @@ clean
 # ---- [UML] Boots, command-line checks, console scanning and guest containment on the patched kernel. ----
 if [ ! -x "$KERNEL" ] || [ ! -f "$AGENT" ]; then
   prereq_skip "[UML] checks: no patched kernel ($KERNEL) or agent ($AGENT)"
-  check "no UML/fake process of this test left at the end" none_left "uml_dir=$TMPDIR/"
+  check "no UML/fake process of this test left at the end" none_left "cwd:$TMPDIR/umlbed-"
   echo "1..$n"
   exit 0
 fi
@@ -618,8 +618,9 @@ clean
 if ! gcc -static -O2 -Wall -o "$T/helper.bin" "$SRC/tests/runner/hostile/helper.c" 2>"$T/cc.err"; then
   prereq_skip "[UML] containment: cannot build a static helper: $(head -n 1 "$T/cc.err")"
 else
-  # The scenario moves the helper into its shared folder (a rename keeps the mode): a fresh copy per run.
-  export HOSTILE_HELPER=$T/helper
+  # The scenario moves the helper into its shared folder (a rename keeps the mode): a fresh copy per run, beneath
+  # TMPDIR, where a sandboxed run may rename.
+  export HOSTILE_HELPER=$TMPDIR/helper
   cp "$T/helper.bin" "$HOSTILE_HELPER"
   grun run "${K[@]}" "$SCEN/hostile-uml-mount.lua"
   check "[UML] G: a guest's hostfs mount of / shows the run folder, not the host's root" \
@@ -665,5 +666,5 @@ else
   clean
 fi
 
-check "no UML/fake process of this test left at the end" none_left "uml_dir=$TMPDIR/"
+check "no UML/fake process of this test left at the end" none_left "cwd:$TMPDIR/umlbed-"
 echo "1..$n"

@@ -32,7 +32,7 @@ elif read -ra uvflags <<<"$(pkg-config --cflags libuv 2>/dev/null)" &&
   prereq_skip "failed calloc at the end of a run: cannot build the calloc shim: $(head -n 1 "$T/cc.err")"
 else
   # The shim records each allocation it fails in its own log (FAILALLOC_LOG), apart from the runner's output.
-  export FAILALLOC_LOG=$T/failalloc.log
+  export FAILALLOC_LOG=$TMPDIR/failalloc.log
   PRELOAD=$T/failalloc.so
   grun run "${FP[@]}" -j 1 "$SCEN/fake-ok.lua"
   PRELOAD=
@@ -80,7 +80,8 @@ else
   mkdir -p "$T/vg"
   GUARD=$(scaled 240) grun run "${FP[@]}" "$SCEN/regress-bad-error-reply.lua"
   rm -f "$T/r.json"
-  valgrind -q --trace-children=yes --trace-children-skip='*/umlbed-test' --log-file="$T/vg/%p" \
+  valgrind -q --trace-children=yes --trace-children-skip='*/umlbed-test' --trace-children-skip-by-arg=__wall \
+    --log-file="$T/vg/%p" \
     --leak-check=full --errors-for-leak-kinds=definite "$UMLBED" run "${FP[@]}" --json "$T/r.json" \
     --timeout "$(scaled 120)" "$SCEN/regress-bad-error-reply.lua" >"$T/out" 2>"$T/err"
   rc=$?
@@ -161,7 +162,7 @@ grun --help
 check "the usage names exit status 143 for SIGTERM" grep -Eq '143[ :=(]*SIGTERM|SIGTERM[ :=(]*143' "$T/out"
 check "the usage names exit status 130 for SIGINT" grep -Eq '130[ :=(]*SIGINT|SIGINT[ :=(]*130' "$T/out"
 # SIGTERM once the fake guest is up (the scenario writes to the FIFO: the event, not a delay).
-fifo=$T/ready.fifo
+fifo=$TMPDIR/ready.fifo
 mkfifo "$fifo"
 # Held open read-write by the shell, the FIFO never blocks the scenario's open nor gives the read an early EOF.
 exec 5<>"$fifo"
@@ -172,8 +173,8 @@ pid=$!
 { tail -s 0.1 --pid=$pid -f /dev/null; echo "the runner ended before its guest was up" 1<>"$fifo"; } &
 watcher=$!
 if timeout "$GUARD" head -n 1 <&5 >"$T/ready" && ! grep -q 'the runner ended' "$T/ready"; then
-  # The probe of the last check sees this guest: its command line names its run folder (uml_dir=).
-  check "SIGTERM: the fake guest was running before it" saw "uml_dir=$TMPDIR/"
+  # The probe of the last check sees this guest: it works in its run folder.
+  check "SIGTERM: the fake guest was running before it" saw "cwd:$TMPDIR/umlbed-"
   kill -TERM $pid 2>/dev/null
 else
   ok 1 "SIGTERM: the fake guest was running before it"
@@ -188,5 +189,5 @@ check "SIGTERM gives the exit status the usage names, 143 (got $rc)" [ "$rc" = 1
 [ "$rc" = 143 ] || show
 clean
 
-check "no fake guest of this test left at the end" none_left "uml_dir=$TMPDIR/"
+check "no fake guest of this test left at the end" none_left "cwd:$TMPDIR/umlbed-"
 echo "1..$n"

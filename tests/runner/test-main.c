@@ -15,6 +15,7 @@
 #include "scenario.h"
 #include "tap.h"
 #include "umlbed.h"
+#include "wall.h"
 
 /* Each test is a function of the task list (tests/lib/tap.h); CHECK records and continues. */
 static char self_exe[4096];
@@ -948,6 +949,8 @@ static const tap_task tests[] = {
 };
 
 int main(int argc, char **argv) {
+  /* The instances this program starts go through its own wall, as the runner's do. */
+  if (argc > 1 && !strcmp(argv[1], "__wall")) return umb_wall_main(argc, argv);
   const char *fake = getenv("UMLBED_FAKE");
   /* The runner asks a kernel for its release before it runs anything, as UML answers. */
   if (argc == 2 && !strcmp(argv[1], "--version")) return puts("6.1.0-fake") < 0;

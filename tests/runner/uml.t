@@ -160,7 +160,7 @@ if command -v gdb >/dev/null; then
   else
     prereq_skip "--gdb batch: the GPL module: no $KO (make modules)"
   fi
-  check "--gdb: no gdb or UML left" none_left "uml_dir=$TMPDIR/"
+  check "--gdb: no gdb or UML left" none_left "cwd:$TMPDIR/umlbed-"
 else
   prereq_skip "no gdb (Debian package gdb)"
 fi
@@ -238,6 +238,6 @@ fi
 [ -n "$kept" ] && rm -rf "$kept"
 unset UMLBED_LPJ_CACHE
 
-# The signal checks above saw this probe find a live UML: its command line names its run folder (uml_dir=).
-check "no UML process of ours left at the end" none_left "uml_dir=$TMPDIR/"
+# The signal checks above saw this probe find a live UML: it works in its run folder.
+check "no UML process of ours left at the end" none_left "cwd:$TMPDIR/umlbed-"
 echo "1..$n"

@@ -24,7 +24,12 @@ local function slurp(path)
 end
 
 -- Whether a host path exists, whatever it is (a dangling link too): renaming it onto itself changes nothing.
-local function lexists(path) return os.rename(path, path) ~= nil end
+-- Whether path names something, a link not followed: renaming it onto itself finds it, or fails with ENOENT (2) or
+-- ENOTDIR (20); outside TMPDIR the run's Landlock domain refuses the rename itself (EACCES, EXDEV) once it is found.
+local function lexists(path)
+  local ok, _, code = os.rename(path, path)
+  return ok ~= nil or (code ~= 2 and code ~= 20)
+end
 
 local function ncomp(path)
   local n = 0

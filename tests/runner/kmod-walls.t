@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# kmod-walls.t: a guest root's module makes host system calls from guest kernel context, on both generations, and
+# reaches nothing on the host: the walls the host kernel builds around each UML process (runner/core/wall.c) hold.
+. "$(dirname "$0")/common.sh"
+# The subject is the wall around the kernel, not the runner's code: the plain build is enough.
+need_jq
+AGENT=${UMLBED_AGENT:-$BUILD/guest/umlbed-agent}
+
+# The victims, outside the run folder: a folder with a file, a process and a listening unix socket of the test's.
+OUT=$T/outside
+mkdir -p "$OUT"
+printf 'victim\n' >"$OUT/victim"
+chmod 0644 "$OUT/victim"
+setsid sh -c 'exec sleep 100000' </dev/null >/dev/null 2>&1 &
+victim=$!
+SOCK=$T/sock
+exec 8< <(exec perl -MIO::Socket::UNIX -e '
+  $| = 1;
+  my $s = IO::Socket::UNIX->new(Type => SOCK_STREAM(), Local => $ARGV[0], Listen => 5) or die "listen: $!";
+  print "ready\n";
+  while (my $c = $s->accept) { my $l = <$c> // ""; chomp $l; print "accepted $l\n"; close $c }' "$SOCK")
+listener=$!
+read -r -t "$(scaled 30)" line <&8
+check "the unix socket listens" [ "${line:-}" = ready ]
+# connected MARK: the test connects and says MARK, and the listener's next line is read. Connections are accepted in
+# order: a line other than "accepted MARK" is one that came before it, from someone else.
+connected() {
+  perl -MIO::Socket::UNIX -e '(IO::Socket::UNIX->new(Type => SOCK_STREAM(), Peer => $ARGV[0]) or die "connect: $!")
+    ->print("$ARGV[1]\n")' "$SOCK" "$1"
+  line=
+  read -r -t "$(scaled 30)" line <&8
+  [ "$line" = "accepted $1" ] || { echo "# the listener said '$line', not 'accepted $1'"; return 1; }
+}
+# Each probe is shown to see what it looks for, before the runs.
+check "the probe of the socket sees a connection (the test's own)" connected first
+check "the probe of the victim process sees it alive" kill -0 "$victim"
+check "the probe of the outside folder sees the victim file" [ "$(ls -A "$OUT")" = victim ]
+rm -f /dev/shm/umlbed-hostile
+
+for gen in 6.1 6.12; do
+  variant=full
+  [ "$gen" = 6.12 ] && variant=full-6.12
+  KOBJ=$BUILD/kernel/$variant/obj
+  if [ ! -x "$KOBJ/linux" ] || [ ! -f "$AGENT" ]; then
+    prereq_skip "$gen: no kernel $KOBJ/linux or agent (make check builds them)"
+    continue
+  fi
+  # Kernel code in the tree's own style: this generation's checkpatch --strict, on the file.
+  cp_out=$(perl "$BUILD/src/linux-source-$gen/scripts/checkpatch.pl" --strict --no-tree -f \
+    "$SRC/tests/runner/kmod/umlbed_hostile.c" 2>&1)
+  check "$gen: the hostile module is clean under the tree's checkpatch --strict" \
+    grep -q "^total: 0 errors, 0 warnings, 0 checks" <<<"$cp_out"
+  # The module is built as a guest root would build it: umlbed kbuild's make line, out of tree.
+  M=$T/kmod-$gen
+  mkdir -p "$M"
+  cp "$SRC/tests/runner/kmod/Kbuild" "$SRC/tests/runner/kmod/umlbed_hostile.c" "$M/"
+  make -s -C "$KOBJ" M="$M" ARCH=um modules >"$T/kbuild.out" 2>&1
+  check "$gen: the hostile module builds" [ -f "$M/umlbed_hostile.ko" ]
+  [ -f "$M/umlbed_hostile.ko" ] || diag "$T/kbuild.out"
+  HOSTILE_KO=$M/umlbed_hostile.ko HOSTILE_OUT=$OUT HOSTILE_VICTIM=$victim HOSTILE_SOCK=$SOCK \
+    HOSTILE_KERNEL=$KOBJ/linux grun run --kernel "$KOBJ/linux" --agent "$AGENT" --timeout "$(scaled 60)" \
+    "$SCEN/hostile-kmod.lua"
+  name="a hostile guest module reaches nothing on the host"
+  check "$gen: the module loaded, its control wrote inside, and every action was refused" verdict_is "$name" ok
+  field "$name" diag | diag
+  grep '^# print:' "$T/out" | sed "s/^# print:/# $gen:/"
+  check "$gen: nothing was made in the outside folder" [ "$(ls -A "$OUT")" = victim ]
+  check "$gen: the victim file is unchanged" [ "$(cat "$OUT/victim")" = victim ]
+  check "$gen: ... and so is its mode" [ "$(stat -c %a "$OUT/victim")" = 644 ]
+  check "$gen: the victim process is alive" kill -0 "$victim"
+  check "$gen: nothing connected to the host's unix socket before the test's next connection" connected "after-$gen"
+  check "$gen: nothing was made in the host's /dev/shm" [ ! -e /dev/shm/umlbed-hostile ]
+  check "$gen: no run folder left" [ "$(leftover_dirs)" = 0 ]
+done
+
+kill "$victim" "$listener" 2>/dev/null
+wait "$victim" "$listener" 2>/dev/null
+exec 8<&-
+rm -f /dev/shm/umlbed-hostile
+echo "1..$n"
