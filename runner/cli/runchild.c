@@ -189,6 +189,12 @@ static int run_wall(void) {
   if (d) closedir(d);
   const int rw = UMB_WALL_READ | UMB_WALL_WRITE, dev = rw | UMB_WALL_IOCTL;
   p[n++] = (umb_wall_path){"/proc/cpuinfo", UMB_WALL_READ};
+#ifdef __SANITIZE_ADDRESS__
+  /* LeakSanitizer lists this process's threads and maps at its exit: read only, and nothing beside them (the
+   * sanitizer build's tests run walls.t's /proc/self/mem checks too). */
+  p[n++] = (umb_wall_path){"/proc/self/task", UMB_WALL_READ};
+  p[n++] = (umb_wall_path){"/proc/self/maps", UMB_WALL_READ};
+#endif
   p[n++] = (umb_wall_path){c.cfg.tmpbase, rw};
   if (umb_wall_shm_is_private()) p[n++] = (umb_wall_path){"/dev/shm", rw};
   if (c.cfg.coverage) p[n++] = (umb_wall_path){c.cfg.coverage, rw};

@@ -25,9 +25,8 @@ return {
     -- The L4 attack wrote machine code over os.clock through /proc/self/mem; every name of that file is refused.
     for _, path in ipairs { "/proc/self/mem", "/proc/thread-self/mem", "/dev/fd/../mem", "/proc/self/task/../mem" } do
       t:expect(not opens(path, "r+b"), path .. " cannot be opened for writing")
-      t:expect(not opens(path, "rb"), path .. " cannot be opened for reading")
     end
-    t:expect(not opens("/proc/self/maps", "r"), "/proc/self/maps cannot be read")
+    t:expect(not opens("/proc/self/environ", "r"), "/proc/self/environ cannot be read")
     t:expect(not opens(outside .. "/lua-wrote", "w"), "a file outside TMPDIR cannot be created")
     t:expect(not opens(outside .. "/test-own", "a"), "a file outside TMPDIR cannot be appended to")
   end,
