@@ -427,7 +427,13 @@ int umb_wall_exec(const umb_wall_spec *spec, char *const argv[], char *const env
   int rc = ll_apply(abi, fs_handled(abi), rules, n, 1);
   if (rc < 0) return fail("Landlock", rc);
   if ((rc = seccomp_install())) return fail("seccomp", rc);
-  close_range((unsigned)maxfd + 1, ~0U, 0);
+  /* Nothing else inherited reaches the program; the kernel's own descriptor is close-on-exec. */
+  if (kfd > maxfd) {
+    if (kfd > maxfd + 1) close_range((unsigned)maxfd + 1, (unsigned)kfd - 1, 0);
+    close_range((unsigned)kfd + 1, ~0U, 0);
+  } else {
+    close_range((unsigned)maxfd + 1, ~0U, 0);
+  }
   if (elf)
     syscall(SYS_execveat, kfd, "", argv, envp, AT_EMPTY_PATH);
   else if (spec->exec)
