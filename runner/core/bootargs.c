@@ -1,10 +1,12 @@
 /* bootargs.c: what a caller may add to a UML boot: the extra kernel command line's allow-list, the umid, the kernel. */
 #include "umlbed.h"
+#include "path.h"
 
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,19 +160,11 @@ out:
 }
 
 int umb_uml_kernel_check(const char *path) {
-  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-  if (fd < 0) return -errno;
-  struct stat st;
-  int rc = 0;
-  if (fstat(fd, &st))
-    rc = -errno;
-  else if (!S_ISREG(st.st_mode))
-    rc = -EINVAL;
-  else if (access(path, X_OK))
-    rc = -EACCES;
+  int fd;
+  int rc = umb_input_open(path, SIZE_MAX, &fd);
+  if (rc) return rc;
   /* Every UML kernel has the table of its own command-line options (__uml_setup) in this section. */
-  else if (!has_section(fd, ".uml.setup.init"))
-    rc = -ENOEXEC;
+  rc = access(path, X_OK) ? -EACCES : !has_section(fd, ".uml.setup.init") ? -ENOEXEC : 0;
   close(fd);
   return rc;
 }
