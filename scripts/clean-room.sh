@@ -21,7 +21,7 @@
 # build/clean-room/ of this checkout). The exit status is the command's.
 #
 # UMLBED_CLEAN_ROOM_TARBALL=FILE uses a root tarball of the caller's instead of mmdebstrap's (the tests use a tiny
-# one); it needs /bin/sh, env, umount and rmdir, which run after the switch to the root.
+# one); it needs /bin/sh, env, date, umount and rmdir, which run after the switch to the root.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -75,7 +75,13 @@ inner() {
 	[ -n "$ccache_dir" ] && keep+=(CCACHE_DIR=/root/.cache/ccache)
 	[ -n "$kcache" ] && keep+=(UMLBED_KERNEL_CACHE=/root/.cache/umlbed/kernels)
 	cd /umlbed
-	exec env -i "${keep[@]}" /bin/sh -c "$*" </dev/null
+	# Each step's seconds, so that the time before make check's own table (the packages, make) is seen too.
+	# shellcheck disable=SC2016 # The loop's variables are the inner shell's.
+	exec env -i "${keep[@]}" /bin/sh -c 'for s do
+		t=$(date +%s)
+		/bin/sh -c "$s" || exit
+		echo "clean-room: step \"$s\" took $(($(date +%s) - t)) s"
+	done' sh "$@" </dev/null
 }
 
 # The root tarball: mmdebstrap's, cached, unless UMLBED_CLEAN_ROOM_TARBALL names one of the caller's.
@@ -186,7 +192,11 @@ main() {
 		esac
 		shift
 	done
-	cmd=${*:-scripts/deps.sh && make && make check}
+	# The steps run in order, each timed, until one fails; a CMD given is one step.
+	steps=("$*")
+	[ $# -gt 0 ] || steps=(scripts/deps.sh make "make check")
+	cmd=$(printf '%s && ' "${steps[@]}")
+	cmd=${cmd% && }
 
 	[ "$(id -u)" = 0 ] || die "needs root (mount and PID namespaces, and apt-get inside the root)"
 	# The host's own prerequisites: git clones into the root, util-linux has unshare, setpriv and pivot_root.
@@ -244,7 +254,7 @@ main() {
 	set -m
 	setpriv --pdeathsig KILL env --default-signal \
 		unshare --mount --pid --fork --kill-child --propagation private \
-		"$self" --inner "$root" "$ccache_dir" "$kcache" "$cache/debs" "$cmd" > >(tee -a "$log") 2>&1 &
+		"$self" --inner "$root" "$ccache_dir" "$kcache" "$cache/debs" "${steps[@]}" > >(tee -a "$log") 2>&1 &
 	child=$!
 	set +m
 	rc=0

@@ -14,7 +14,7 @@ echo "1..23"
 export UMLBED_CLEAN_ROOM_CACHE=$T/cache UMLBED_CLEAN_ROOM_OUT=$T/out
 mkdir -p "$T/r/bin" "$T/r/etc" "$T/r/proc" "$T/r/sys" "$T/r/dev" "$T/r/tmp" "$T/r/root" "$T/r/var/cache/apt/archives"
 cp "$BUSYBOX" "$T/r/bin/busybox"
-for a in sh env umount rmdir sleep cat ls grep tr; do ln -s busybox "$T/r/bin/$a"; done
+for a in sh env date umount rmdir sleep cat ls grep tr; do ln -s busybox "$T/r/bin/$a"; done
 tar -C "$T/r" -cf "$T/root.tar" .
 export UMLBED_CLEAN_ROOM_TARBALL=$T/root.tar
 
