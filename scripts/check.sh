@@ -40,13 +40,24 @@ report() {
 trap 'report; exit 130' INT
 trap 'report; exit 143' TERM
 
+# The runner's sanitizer build, a C build of its own, runs beside the kernel phases: a kernel that is up to date or
+# comes from the kernel cache is mostly one process copying files, so the second CPU would idle. Its output is
+# shown only when it fails, so that it does not interleave with the kernels'.
+echo "check: runner (ASan/UBSan build), beside the kernels"
+"$phases" run "$log" "runner (ASan/UBSan build)" -- make -s -C "$top/runner" SAN=1 >"$BUILD/runner-san.log" 2>&1 &
+san=$!
 gens=$("$gen_sh" list)
 for g in $gens; do
 	for v in $("$gen_sh" get "$g" variants) $("$gen_sh" get "$g" kasan); do
 		phase "kernel $v" make -s -C "$top" kernel modules GEN="$g" VARIANT="$v"
 	done
 done
-phase "runner (ASan/UBSan build)" make -s -C "$top/runner" SAN=1
+san_rc=0
+wait "$san" || san_rc=$?
+if [ "$san_rc" != 0 ]; then
+	cat "$BUILD/runner-san.log" >&2
+	[ "$status" = 0 ] && status=$san_rc
+fi
 phase "agent tests (build)" make -s -C "$top/tests/agent"
 
 # One prove run over every test file. The runner's own tests (and every test that sources tests/runner/common.sh)

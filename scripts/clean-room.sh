@@ -79,8 +79,10 @@ inner() {
 	# shellcheck disable=SC2016 # The loop's variables are the inner shell's.
 	exec env -i "${keep[@]}" /bin/sh -c 'for s do
 		t=$(date +%s)
-		/bin/sh -c "$s" || exit
-		echo "clean-room: step \"$s\" took $(($(date +%s) - t)) s"
+		/bin/sh -c "$s"
+		r=$?
+		echo "clean-room: step \"$s\" took $(($(date +%s) - t)) s (exit $r)"
+		[ "$r" = 0 ] || exit "$r"
 	done' sh "$@" </dev/null
 }
 
@@ -228,6 +230,9 @@ main() {
 	mkdir "$root"
 	tar -C "$root" --numeric-owner --xattrs --xattrs-include='*' -xf "$tarball"
 	cp -L /etc/resolv.conf "$root/etc/resolv.conf"
+	# The root is thrown away after the run, so dpkg need not sync each file it unpacks to the disk; what it
+	# installs is the same.
+	[ -d "$root/etc/dpkg/dpkg.cfg.d" ] && echo force-unsafe-io >"$root/etc/dpkg/dpkg.cfg.d/umlbed-clean-room"
 	git clone -q --no-hardlinks "file://$top" "$root/umlbed"
 	say "HEAD $(git -C "$root/umlbed" log -1 --format='%h %s' | cut -c1-80)"
 

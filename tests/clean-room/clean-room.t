@@ -10,7 +10,7 @@ if [ "$(id -u)" != 0 ] || [ ! -x "$BUSYBOX" ] || ! git -C "$SRC" rev-parse -q --
   prereq_skip_all "clean-room.sh needs root, $BUSYBOX (busybox-static) and a git checkout"
 fi
 
-echo "1..23"
+echo "1..24"
 export UMLBED_CLEAN_ROOM_CACHE=$T/cache UMLBED_CLEAN_ROOM_OUT=$T/out
 mkdir -p "$T/r/bin" "$T/r/etc" "$T/r/proc" "$T/r/sys" "$T/r/dev" "$T/r/tmp" "$T/r/root" "$T/r/var/cache/apt/archives"
 cp "$BUSYBOX" "$T/r/bin/busybox"
@@ -37,7 +37,9 @@ touch "$T/host-marker"
 rc=$?
 check "an end: the command's exit status is the script's (7, got $rc)" [ "$rc" = 7 ]
 check "an end: the command ran inside" grep -qx inside "$T/o1"
-check "an end: it is PID 1's command in a PID namespace of its own" grep -q '^/bin/sh -c echo inside' "$T/o1"
+check "an end: PID 1 is the root's shell that runs the steps, in a PID namespace of its own" \
+  grep -q '^/bin/sh -c for s do' "$T/o1"
+check "an end: the step's time is said" grep -q '^clean-room: step "echo inside;.*" took [0-9]* s (exit 7)$' "$T/o1"
 check "an end: the host's file is there on the host" [ -e "$T/host-marker" ]
 check "an end: ... and not in the root" not grep -q host-visible "$T/o1"
 check "an end: the command runs in a clone of HEAD" grep -qx cloned "$T/o1"

@@ -6,7 +6,12 @@ D=$SRC/tests/data/suite-durations.json
 keys() { awk -F'\t' '{ n = split($1, p, "/"); print p[n] "\t" $2 }' "$@" | sort; }
 
 # ---- Every run of the suite in exactly one shard, for N = 1, 2, 3, 7, by count and by durations. ----
+# The build under test lists the suite and deals it once here and once per engine below; the forty dealings of the
+# union and balance checks are the same code with other numbers, so the build without sanitizers makes them (a
+# sanitized listing forks an ASan process per scenario file and costs five times as much).
 "$UMLBED" list "$SRC/scenarios" >"$T/all" 2>"$T/err"
+"$UMLBED" list --shard 2/3 --durations "$D" "$SRC/scenarios" >"$T/san" 2>"$T/err"
+check "the build under test deals shard 2/3 by durations" [ -s "$T/san" ]
 check "umlbed list: the full suite ($(wc -l <"$T/all") runs)" [ "$(wc -l <"$T/all")" -gt 50 ]
 for how in count durations; do
   extra=()
@@ -15,7 +20,7 @@ for how in count durations; do
     : >"$T/union"
     sizes=
     for K in $(seq 1 "$N"); do
-      "$UMLBED" list --shard "$K/$N" "${extra[@]}" "$SRC/scenarios" >"$T/s$K" 2>"$T/err"
+      "$PLAIN_UMLBED" list --shard "$K/$N" "${extra[@]}" "$SRC/scenarios" >"$T/s$K" 2>"$T/err"
       cat "$T/s$K" >>"$T/union"
       sizes="$sizes $(wc -l <"$T/s$K")"
     done
@@ -25,7 +30,7 @@ for how in count durations; do
 done
 # The balance by durations: each of 7 shards within 25 % of the mean shard time (seconds of the recorded report).
 bal=$(for K in 1 2 3 4 5 6 7; do
-  "$UMLBED" list --shard "$K/7" --durations "$D" "$SRC/scenarios" | keys
+  "$PLAIN_UMLBED" list --shard "$K/7" --durations "$D" "$SRC/scenarios" | keys
   echo "--"
 done | perl -MJSON::PP -e '
   open my $h, "<", $ARGV[0] or die; local $/; my $d = decode_json(<$h>); $/ = "\n";
@@ -37,8 +42,10 @@ done | perl -MJSON::PP -e '
 check "by durations, N=7: every shard within 25 % of the mean (worst $(echo "$bal" | cut -d' ' -f1): ${bal#* } s)" \
   awk -v w="${bal%% *}" 'BEGIN { exit !(w <= 0.25) }'
 # The same list gives the same shards: a second dealing is identical.
-"$UMLBED" list --shard 3/7 --durations "$D" "$SRC/scenarios" >"$T/again"
+"$PLAIN_UMLBED" list --shard 3/7 --durations "$D" "$SRC/scenarios" >"$T/again"
 check "dealing is deterministic" cmp -s "$T/s3" "$T/again"
+check "... and the build under test deals as the plain one" cmp -s "$T/san" <("$PLAIN_UMLBED" list --shard 2/3 \
+  --durations "$D" "$SRC/scenarios")
 
 # ---- The engines' variables choose the shard when --shard is not given. ----
 "$UMLBED" list --shard 2/3 "$SRC/scenarios" >"$T/want"
