@@ -230,9 +230,6 @@ main() {
 	mkdir "$root"
 	tar -C "$root" --numeric-owner --xattrs --xattrs-include='*' -xf "$tarball"
 	cp -L /etc/resolv.conf "$root/etc/resolv.conf"
-	# The root is thrown away after the run, so dpkg need not sync each file it unpacks to the disk; what it
-	# installs is the same.
-	[ -d "$root/etc/dpkg/dpkg.cfg.d" ] && echo force-unsafe-io >"$root/etc/dpkg/dpkg.cfg.d/umlbed-clean-room"
 	git clone -q --no-hardlinks "file://$top" "$root/umlbed"
 	say "HEAD $(git -C "$root/umlbed" log -1 --format='%h %s' | cut -c1-80)"
 

@@ -486,8 +486,8 @@ static unsigned long long mem_most(const umb_vm_options *opt) {
 }
 
 /* The wall's part: the folders it opens as descriptors, what it execs, and the length of any file the kernel
- * writes: its memory file is the guest's memory and the gap between UML's image and its heap (the "exec-shield
- * gap", which brk randomisation keeps under 1 GiB), which it never touches; 64 MiB over, for the rest. */
+ * writes: its memory file is the guest's memory (the wall turns off the heap's randomisation, whose gap UML would
+ * add to it); the GiB and 64 MiB over are for the files the guest writes through hostfs. */
 static int vm_build_wall(spawn_ctx *c, const umb_vm_options *opt) {
   int rc;
   umb_wall_spec *w = &c->wall;
