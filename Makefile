@@ -27,7 +27,7 @@ all: scenarios
 help:
 	@echo "make            build everything and run scenarios/"
 	@echo "make check      build the kernels the tests boot and run the tests (prove), with the table of its time"
-	@echo "make check-slow the tests make check leaves out (tests/outside-check): mm selftests, coverage merge"
+	@echo "make check-slow the tests make check leaves out (tests/outside-check): mm selftests, coverage merge, every KASAN kernel"
 	@echo "make kernel     build the patched UML kernels of generation GEN ($(GEN): $(VARIANTS)); VARIANT=name for one"
 	@echo "                GEN is one of $(GENERATIONS) (uml-kernel/generations/), default $(DEFAULT_GEN)"
 	@echo "make modules    build the test modules against each kernel variant"
@@ -81,7 +81,7 @@ uninstall:
 	@scripts/install.sh uninstall "$$UMLBED_INSTALL_PREFIX" "$$UMLBED_INSTALL_DESTDIR"
 
 # The README's second command: every test through prove (TAP), on every kernel generation (scripts/check.sh): each
-# generation's variants (full, gpl-only) and KASAN kernel and the runner's sanitizer build are built, then prove
+# generation's variants (full, gpl-only), the default generation's KASAN kernel and the runner's sanitizer build are built, then prove
 # runs tests/ two files at a time (valgrind over the runner among them). It ends with the table of where the time
 # went (also in BUILD/check-times.json); tests/budget holds what it may cost and bench/check-cost.sh measures it.
 # The mm selftests, the coverage merge and the bisect builds (make check-slow), the broken ports (make mutants) and

@@ -6,9 +6,10 @@
 # the table is printed and written to BUILD/check-times.json. The first failing phase ends the check with its
 # status, after the table.
 #
-# What it builds, per generation (uml-kernel/generations/): the "variants" (full and gpl-only, which share every
-# object but the export's, so the second costs a link) and the "kasan" variant (no DWARF: see
-# uml-kernel/config/nodebuginfo.config). The mm kernels and the coverage kernel (make check-slow, tests/outside-check),
+# What it builds, per generation (uml-kernel/generations/), is what its "check" key names: the "variants" (full and
+# gpl-only, which share every object but the export's, so the second costs a link), and for the default generation
+# the "kasan" variant (no DWARF: see uml-kernel/config/nodebuginfo.config). Each is a cold build on a new machine:
+# the other generations' KASAN kernels, the mm kernels and the coverage kernel (make check-slow, tests/outside-check),
 # the broken ports (make mutants) and mutation testing (make mutate) have targets of their own: HACKING.md says why
 # and what each costs.
 #
@@ -44,11 +45,11 @@ trap 'report; exit 143' TERM
 # comes from the kernel cache is mostly one process copying files, so the second CPU would idle. Its output is
 # shown only when it fails, so that it does not interleave with the kernels'.
 echo "check: runner (ASan/UBSan build), beside the kernels"
-"$phases" run "$log" "runner (ASan/UBSan build)" -- make -s -C "$top/runner" SAN=1 >"$BUILD/runner-san.log" 2>&1 &
+"$phases" run "$log" "runner (ASan/UBSan build, beside the kernels)" -- make -s -C "$top/runner" SAN=1 >"$BUILD/runner-san.log" 2>&1 &
 san=$!
 gens=$("$gen_sh" list)
 for g in $gens; do
-	for v in $("$gen_sh" get "$g" variants) $("$gen_sh" get "$g" kasan); do
+	for v in $("$gen_sh" checked "$g"); do
 		phase "kernel $v" make -s -C "$top" kernel modules GEN="$g" VARIANT="$v"
 	done
 done

@@ -7,6 +7,7 @@
 #   generation.sh all KEY           the values of KEY of every generation, in list order, on one line
 #   generation.sh of VARIANT        the generation a variant file names (its "generation" line), else the default
 #   generation.sh base VARIANT      the variant's name without its generation's suffix (full-6.12 -> full)
+#   generation.sh checked GEN       the variants make check builds of GEN: those of the keys its "check" key names
 #
 # Only bash and sed: scripts/deps.sh reads the generations before make is installed. The format and the keys are
 # in uml-kernel/generations/README.md. A missing generation, key or variant is exit 2, naming it.
@@ -105,5 +106,14 @@ all)
 	;;
 of) [ $# = 2 ] || die "usage: generation.sh of VARIANT"; of "$2" ;;
 base) [ $# = 2 ] || die "usage: generation.sh base VARIANT"; base "$2" ;;
-*) die "usage: generation.sh list | default | get GEN KEY | all KEY | of VARIANT | base VARIANT" ;;
+checked)
+	[ $# = 2 ] || die "usage: generation.sh checked GEN"
+	out=()
+	for k in $(get "$2" check); do
+		v=$(get "$2" "$k") || exit
+		[ -z "$v" ] || out+=("$v")
+	done
+	echo "${out[*]}"
+	;;
+*) die "usage: generation.sh list | default | get GEN KEY | all KEY | of VARIANT | base VARIANT | checked GEN" ;;
 esac

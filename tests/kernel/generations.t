@@ -11,8 +11,8 @@ gen_sh=$top/uml-kernel/generation.sh
 . "$top/tests/lib/strict.sh"
 
 . "$top/tests/lib/tap.sh"
-keys=(version source tarball selftests config series fixes broken points suffix variants mm coverage kasan mutants
-	race-mutants kselftests kselftests-patches)
+keys=(version source tarball selftests config series fixes broken points suffix variants mm coverage kasan check
+	mutants race-mutants kselftests kselftests-patches)
 
 mapfile -t gens < <("$gen_sh" list)
 check "generation.sh lists the generations (${gens[*]})" [ ${#gens[@]} -gt 0 ]
@@ -58,6 +58,9 @@ for g in "${gens[@]}"; do
 	check "$g: the broken folder has the mutants' bugs ($(get broken))" has_patches "$top/$(get broken)"
 	check "$g: the points folder has the schedule points patch ($(get points))" has_patches "$top/$(get points)"
 	check "$g: the kselftests table exists ($(get kselftests))" [ -f "$top/$(get kselftests)" ]
+	# make check builds what "check" names: the suite's variants always, and only keys whose values are variants.
+	check "$g: check names its variants, and only keys of variants ($(get check))" \
+		eval 'has_word variants $(get check) && [ -z "$(printf "%s\n" $(get check) | grep -vxE "variants|kasan|mm|coverage")" ]'
 	suffix=$(get suffix)
 	if [ "$g" = "$default" ]; then
 		check "$g: the default generation's variant names have no suffix" [ -z "$suffix" ]
@@ -119,7 +122,7 @@ check "every variant file names a generation, and base + suffix gives its name b
 
 # The kernels make check builds: each says what it is in variant.info, which build.sh writes on every build.
 for g in "${gens[@]}"; do
-	for v in $("$gen_sh" get "$g" variants) $("$gen_sh" get "$g" kasan); do
+	for v in $("$gen_sh" checked "$g"); do
 		info=$BUILD/kernel/$v/variant.info
 		if [ ! -x "$BUILD/kernel/$v/obj/linux" ]; then
 			prereq_skip "$v: not built ($BUILD/kernel/$v/obj/linux; uml-kernel/build.sh $v)"
