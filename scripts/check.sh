@@ -48,7 +48,23 @@ echo "check: runner (ASan/UBSan build), beside the kernels"
 "$phases" run "$log" "runner (ASan/UBSan build, beside the kernels)" -- make -s -C "$top/runner" SAN=1 >"$BUILD/runner-san.log" 2>&1 &
 san=$!
 gens=$("$gen_sh" list)
+# The pristine trees of the generations after the first are unpacked beside the first one's kernel phases: a warm
+# kernel phase copies a cached build folder, an unpacking writes 1.7 GB, and the two share no file. The later
+# generations' kernel phases wait for their trees.
+mapfile -t genlist <<<"$gens"
+trees=
+if [ ${#genlist[@]} -gt 1 ]; then
+	echo "check: pristine trees of ${genlist[*]:1}, beside the kernels of ${genlist[0]}"
+	"$phases" run "$log" "pristine trees of ${genlist[*]:1} (beside the kernels)" -- \
+		bash -c 'for g in "${@:2}"; do "$1" --tree "$g" >/dev/null || exit; done' - "$top/uml-kernel/build.sh" \
+		"${genlist[@]:1}" &
+	trees=$!
+fi
 for g in $gens; do
+	if [ "$g" != "${genlist[0]}" ] && [ -n "$trees" ]; then
+		wait "$trees" || status=$?
+		trees=
+	fi
 	for v in $("$gen_sh" checked "$g"); do
 		phase "kernel $v" make -s -C "$top" kernel modules GEN="$g" VARIANT="$v"
 	done

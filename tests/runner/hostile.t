@@ -8,7 +8,7 @@ F=(--fake-uml --kernel "$UMLBED_TEST" --agent "$UMLBED_TEST")
 need_jq
 KERNEL=${UMLBED_KERNEL:-$BUILD/kernel/full/obj/linux}
 AGENT=${UMLBED_AGENT:-$BUILD/guest/umlbed-agent}
-# Every runner started here is bounded by this guard; the scenarios' own timers are exact (--timeout 2), the guard
+# Every runner started here is bounded by this guard; the scenarios' own timers are exact (--timeout 1), the guard
 # only ends a runner that hangs.
 GUARD=$(scaled 60)
 
@@ -36,7 +36,7 @@ for where in run task-waited task-unwaited; do
   clean
 done
 # Beyond the spec: an error object whose __tostring never returns must end at the deadline too.
-grun run "${F[@]}" --timeout 2 "$SCEN/hostile-errobj-loop.lua"
+grun run "${F[@]}" --timeout 1 "$SCEN/hostile-errobj-loop.lua"
 check "A: error object whose __tostring loops: ERROR or TIMEOUT, and the runner ends (beyond the spec)" \
   verdict_is "hostile error object that loops" "ERROR|TIMEOUT"
 ended || show
@@ -116,17 +116,17 @@ else
   prereq_skip "cannot build a shared object: $(head -n 1 "$T/cc.err")"
 fi
 
-# ---- C. Deadlines that Lua cannot escape (--timeout 2: exact for the text; the guard bounds a hang). ----
+# ---- C. Deadlines that Lua cannot escape (--timeout 1: exact for the text; the guard bounds a hang). ----
 for how in pcall xpcall; do
-  grun run "${F[@]}" --timeout 2 --filter "*how=$how*" "$SCEN/hostile-pcall-loop.lua"
+  grun run "${F[@]}" --timeout 1 --filter "*how=$how*" "$SCEN/hostile-pcall-loop.lua"
   check "C: a busy loop under $how that catches the deadline's error: TIMEOUT" \
     verdict_is "hostile pcall loop [how=$how]" TIMEOUT
-  check "C: ... not before 2 s, and the runner ended within the guard (${secs}s)" within "$secs" 2 "$GUARD"
+  check "C: ... not before 1 s, and the runner ended within the guard (${secs}s)" within "$secs" 1 "$GUARD"
   check "C: ... exit status 1, not a signal (got $rc)" [ "$rc" = 1 ]
   [ "$rc" = 1 ] || show
   clean
 done
-grun run "${F[@]}" --timeout 2 "$SCEN/hostile-timeout-fn.lua"
+grun run "${F[@]}" --timeout 1 "$SCEN/hostile-timeout-fn.lua"
 check "C: a timeout function that never returns: TIMEOUT or ERROR, bounded by --timeout" \
   verdict_is "hostile timeout function" "TIMEOUT|ERROR"
 check "C: ... and the runner ended within the guard (${secs}s)" ended
@@ -139,14 +139,14 @@ cat >"$T/hostile-load-loop.lua" <<'EOF'
 while true do end
 return { name = "hostile load loop", run = function(t) end }
 EOF
-grun run "${F[@]}" --timeout 2 "$T/hostile-load-loop.lua"
+grun run "${F[@]}" --timeout 1 "$T/hostile-load-loop.lua"
 check "C: a scenario file that loops while loading: ERROR or TIMEOUT, and the runner ends (beyond the spec)" \
   verdict_is "$T/hostile-load-loop.lua" "TIMEOUT|ERROR"
 check "C: ... exit status 1, not a signal (got $rc, beyond the spec)" [ "$rc" = 1 ]
 [ "$rc" = 1 ] || show
 clean
 for f in gc-loop gc-close; do
-  grun run "${F[@]}" --timeout 2 "$SCEN/hostile-$f.lua"
+  grun run "${F[@]}" --timeout 1 "$SCEN/hostile-$f.lua"
   check "C: a __gc that loops forever ($f): the run has a verdict" [ "$(count "" '^hostile gc')" = 1 ]
   check "C: ... and the runner exits within the guard (${secs}s)" ended
   check "C: ... by itself: exit status 0 or 1, not a signal (got $rc)" [ "$rc" -le 1 ]
@@ -195,14 +195,14 @@ export HOSTILE_FIFO=$T/nobody.fifo
 exec 6<>"$T/stdin.fifo"
 start=$(date +%s.%N)
 rm -f "$T/r.json"
-timeout -k 5 "$GUARD" "$UMLBED" run "${F[@]}" -j "$nstuck" --json "$T/r.json" --timeout 2 "$SCEN/hostile-stuck.lua" <&6 \
+timeout -k 5 "$GUARD" "$UMLBED" run "${F[@]}" -j "$nstuck" --json "$T/r.json" --timeout 1 "$SCEN/hostile-stuck.lua" <&6 \
   >"$T/out" 2>"$T/err"
 rc=$?
 secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }')
 for how in "${STUCK[@]}"; do
   check "C: stuck in $how (Lua cannot stop it): TIMEOUT" verdict_is "hostile stuck [how=$how]" TIMEOUT
 done
-check "C: ... each at its deadline: not before 2 s, and long before the guard (${secs}s)" within "$secs" 2 "$(scaled 10)"
+check "C: ... each at its deadline: not before 1 s, and long before the guard (${secs}s)" within "$secs" 1 "$(scaled 10)"
 check "C: ... each TIMEOUT says the run's process was killed" \
   jtrue '[.results[].diag // "" | contains("the runner killed the process")] | all'
 check "C: ... exit status 1 (got $rc)" [ "$rc" = 1 ]
@@ -235,14 +235,14 @@ printf '%s\n' '-- hostile-load-pcall.lua: the file'"'"'s own code loops in pcall
   'while true do pcall(function() while true do end end) end' \
   'return { name = "hostile load pcall loop", run = function(t) end }' >"$T/hostile-load-pcall.lua"
 start=$(date +%s.%N)
-timeout -k 5 "$GUARD" "$UMLBED" list --timeout 2 "$T/hostile-load-pcall.lua" >"$T/out" 2>"$T/err"
+timeout -k 5 "$GUARD" "$UMLBED" list --timeout 1 "$T/hostile-load-pcall.lua" >"$T/out" 2>"$T/err"
 rc=$?
 secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }')
 check "C: umlbed list of a file that loops in pcall while loading: exit 2 (got $rc)" [ "$rc" = 2 ]
 # umlbed list has no report: its message, naming the file and why, is what the user gets.
-check "C: ... naming the file and its load deadline" grep -q 'hostile-load-pcall.lua: loading it took longer than its deadline of 2.0 s' "$T/err"
-check "C: ... at the deadline, long before the guard (${secs}s)" within "$secs" 2 "$(scaled 10)"
-grun run "${F[@]}" --timeout 2 "$T/hostile-load-pcall.lua"
+check "C: ... naming the file and its load deadline" grep -q 'hostile-load-pcall.lua: loading it took longer than its deadline of 1.0 s' "$T/err"
+check "C: ... at the deadline, long before the guard (${secs}s)" within "$secs" 1 "$(scaled 10)"
+grun run "${F[@]}" --timeout 1 "$T/hostile-load-pcall.lua"
 check "C: umlbed run of it: an ERROR" verdict_is "$T/hostile-load-pcall.lua" ERROR
 [ "$rc" = 1 ] || show
 clean
