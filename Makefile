@@ -19,7 +19,7 @@ export BUILD
 kernel_variants = $(if $(VARIANT),$(VARIANT),$(VARIANTS))
 UMLBED := $(BUILD)/runner/umlbed
 
-.PHONY: all deps kernel modules guest runner scenarios check check-slow checkpatch mutants mutate coverage kselftests install uninstall clean distclean help
+.PHONY: all deps kernel modules guest runner scenarios check check-slow checkpatch mutants historic mutate coverage kselftests install uninstall clean distclean help
 
 # The README's first command: build everything, then run the scenario folder.
 all: scenarios
@@ -41,6 +41,8 @@ help:
 	@echo "make mutate     mutation testing of the $(GEN) series: each mutant built and run against the scenarios that reach it;"
 	@echo "                the score, report and gate in build/mutate/$(GEN)/report (MUTATE_ARGS=--all, --shard K/N, --only ID)"
 	@echo "make mutants    build the deliberately broken kernels ($(call gen_key,$(GEN),mutants) $(call gen_key,$(GEN),race-mutants)) and show which scenarios catch each"
+	@echo "make historic   build the kernels that re-create real faults of the API's history (uml-kernel/historic/corpus)"
+	@echo "                and check that each is caught in 10 runs of 10 and its fixed kernel passes (HISTORIC_RUNS=)"
 	@echo "make install    the runner, man page, agent, kernels and modules under PREFIX (/usr/local), DESTDIR for staging"
 	@echo "make uninstall  removes what make install listed in PREFIX/lib/umlbed/MANIFEST"
 	@echo "make soak       run scenarios/ again and again under load (bench/soak.sh: SOAK_RUNS, SOAK_CONDITIONS)"
@@ -158,6 +160,12 @@ mutate: kernel modules guest runner
 # kernel report counts too, since a use of freed memory or an unlocked flush is what those ports get wrong.
 mutants: kernel modules guest runner
 	uml-kernel/mutants.sh $(call gen_key,$(GEN),mutants) $(call gen_key,$(GEN),race-mutants)
+
+# Not part of check: one kernel build per fault. Re-finds the real faults of uml-kernel/historic/corpus, each re-created
+# by a patch of its generation: every generation's (or GEN='6.1 6.12' names them), HISTORIC_RUNS runs each (10).
+HISTORIC_RUNS ?= 10
+historic: kernel guest runner
+	uml-kernel/historic.sh --runs $(HISTORIC_RUNS) $(if $(filter command line,$(origin GEN)),$(GEN))
 
 # Not part of check: the whole suite SOAK_RUNS times per hostile condition (-j, taskset, stress-ng neighbours,
 # time travel); fails on any verdict but ok or SKIP. KERNEL= or VARIANT= choose the kernel.

@@ -12,7 +12,7 @@ gen_sh=$top/uml-kernel/generation.sh
 
 . "$top/tests/lib/tap.sh"
 keys=(version source tarball selftests config series fixes broken points suffix variants mm coverage kasan check
-	mutants race-mutants kselftests kselftests-patches)
+	mutants race-mutants historic kselftests kselftests-patches)
 
 mapfile -t gens < <("$gen_sh" list)
 check "generation.sh lists the generations (${gens[*]})" [ ${#gens[@]} -gt 0 ]
