@@ -63,9 +63,16 @@ guest: deps
 runner: deps
 	@$(MAKE) -s -C runner
 
-# GEN= builds and runs another generation instead (make check covers them all).
+# GEN= builds and runs another generation instead (make check covers them all). The run's JSON report and the key of
+# its inputs (scripts/scenario-key.sh) go to BUILD/scenarios/: make check's suite.t reuses a passed run of the same
+# key instead of running the same suite on the same kernel again. The key is taken before the run, and written only
+# after it passed.
 scenarios: kernel modules guest runner
-	$(UMLBED) run -j $(JOBS) --generation $(GEN) scenarios/
+	@mkdir -p $(BUILD)/scenarios && rm -f $(BUILD)/scenarios/$(GEN).key
+	@key=$$(BUILD=$(BUILD) scripts/scenario-key.sh full$(call gen_key,$(GEN),suffix)) && \
+	echo "$(UMLBED) run -j $(JOBS) --generation $(GEN) --json $(BUILD)/scenarios/$(GEN).json scenarios/" && \
+	$(UMLBED) run -j $(JOBS) --generation $(GEN) --json $(BUILD)/scenarios/$(GEN).json scenarios/ && \
+	echo "$$key" >$(BUILD)/scenarios/$(GEN).key
 
 # What a user outside this repository needs (scripts/install.sh has the layout): PREFIX/bin/umlbed and the rest
 # under PREFIX/lib/umlbed, PREFIX/share. It installs what is built; it builds nothing itself, so it may run as root

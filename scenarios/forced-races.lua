@@ -1,4 +1,4 @@
--- forced-races.lua: an invalidation against a munmap, a refault and a fault in flight, each interleaving forced with the schedule points.
+-- forced-races.lua: an invalidation against a munmap, a refault and a fault in flight, and a truncation against a COW fault in flight, each interleaving forced with the schedule points.
 --
 -- Process A maps a file and forks B: two VMAs of the file, both faulted in. The invalidator W runs the seed's walk.
 --   munmap          W parks between its two zaps (imr_before_zap, hit 2): one VMA zapped, one not. The sharer of
@@ -17,6 +17,11 @@
 --                   drop's unmap or after it (and so faults the new page in) is the scheduler's choice: either way Z
 --                   must never see the old data. A fault path that maps a page it has not locked (as before Linux
 --                   2.6.23) lets the drop remove the page first, and Z keeps reading the old data from it.
+--   truncate-cow    a private mapper Z writes page 0 and parks in its COW fault before the PTE is set, holding the
+--                   file's page; the guest truncates the file to nothing (and back), which waits for that page.
+--                   Z goes on and maps its copy; truncation must still discard it: the kernel unmaps a second time
+--                   once the page cache is empty (added by "mm: fix fault vs invalidate race for linear mappings",
+--                   Linux 2.6.23, for exactly these copies).
 -- The expectations are the seed's specification of the call (every PTE of the range present at the call is gone)
 -- and of cache=drop (the range's pages leave the page cache; a read brings the file's data), whatever the order.
 local points = require "umlbed.points"
@@ -25,7 +30,7 @@ local NP = 4
 
 return {
   name = "forced races: an invalidation against a munmap, a refault and a fault in flight",
-  matrix = { case = { "munmap", "refault", "refault-drop", "drop-fault" } },
+  matrix = { case = { "munmap", "refault", "refault-drop", "drop-fault", "truncate-cow" } },
   timeout = 60,
   run = function(t, p)
     local cache = (p.case == "refault-drop" or p.case == "drop-fault") and "drop" or "keep"
@@ -43,6 +48,37 @@ return {
     local W = assert(vm:spawn())
     local none, all = ("-"):rep(NP), ("F"):rep(NP)
     local old, new = ("o"):rep(size), ("n"):rep(size)
+
+    if p.case == "truncate-cow" then
+      -- Z maps the file privately and writes page 0: a COW fault, parked after the copy and before its PTE is set
+      -- (fault_before_pte), holding the file's page 0 locked. The guest truncates the file to nothing: the first
+      -- unmap finds no PTE of Z, then truncate_inode_pages waits for page 0's lock.
+      local Z = assert(vm:spawn())
+      local mz = assert(Z:mmap(f, { mode = "private", prot = "rw" }))
+      -- A poke writes without reading first, so its fault is the COW fault itself; one on page 1 takes the agent's
+      -- own faults for it first (see drop-fault).
+      assert(mz:poke(vm.pagesize, "w"))
+      local sh = assert(vm:shell())
+      local h <close> = assert(points.arm(vm, "fault_before_pte", { hit = 1, proc = Z }))
+      local fz = t:go(function() return mz:poke(0, "w") end)
+      assert(h:wait())
+      local function guest(cmd) return vm:run { path = sh, args = { "-c", cmd } } end
+      local tr = t:go(function() return guest("truncate -s 0 " .. f.path) end)
+      assert(points.settle(ctl))
+      t:expect(not tr.done, "the truncation waits for page 0, whose COW fault is parked holding it")
+      assert(h:release())
+      -- Z's store is tried again once its fault returns. It retires before the truncation goes on, on Z's copy; or
+      -- after, when page 0 is past the end of the file: a SIGBUS. Which one is the scheduler's choice.
+      local poked, perr = fz:wait()
+      t:expect(poked or tostring(perr):find("SIGBUS"), "Z's write retired, or met the end of the file (%s)", perr)
+      t:eq("exit:0", tr:wait(), "the truncation to nothing")
+      t:eq("exit:0", guest(("truncate -s %d %s"):format(size, f.path)), "the file is " .. NP .. " pages again")
+      -- Truncation discards every page of the range in every mapper, a private copy made while it ran too: the
+      -- kernel unmaps twice, the second time after the page cache is emptied, for the COWs made in between.
+      t:eq(none, assert(mz:pages()), "Z's private copy of page 0, made during the truncation, is gone")
+      t:eq(("\0"):rep(size), mz:peek(0, size), "Z reads the file's new (zero) data, not its old copy")
+      return
+    end
 
     if p.case == "drop-fault" then
       local Z = assert(vm:spawn())

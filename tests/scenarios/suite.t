@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# suite.t: the scenario suite on each kernel variant in turn (UMLBED_VARIANTS, default every generation's "variants" of uml-kernel/generations/), one TAP stream: whole on each generation's first variant, the files that read the variant's definition on the others.
+# suite.t: the scenario suite on each kernel variant in turn (UMLBED_VARIANTS, default every generation's "variants" of uml-kernel/generations/), one TAP stream: whole on each generation's first variant (or make's passed run of the same inputs), the files that read the variant's definition on the others.
 #
 # Each variant is one `umlbed run --variant V scenarios/` (-j auto: as many at once as pay off here), its TAP passed
 # on as it comes, numbered on from the variant before and headed by a comment naming the variant: the same test
@@ -55,6 +55,23 @@ for v in "${variants[@]}"; do
 	fi
 	files=("$top/scenarios")
 	[ -n "${whole[$v]:-}" ] || files=("${by_definition[@]}")
+	# make runs the whole suite on each generation's full variant and keeps its report with the key of its inputs
+	# (scripts/scenario-key.sh): a passed run of the same key is that same suite on the same kernel, agent, runner and
+	# scenarios, so its results are reused instead of running it again, each result saying so.
+	g=$("$gen_sh" of "$v")
+	report=$BUILD/scenarios/$g.json
+	if [ -n "${whole[$v]:-}" ] && [ -f "$report" ] && [ -f "$BUILD/scenarios/$g.key" ] &&
+		[ "$(cat "$BUILD/scenarios/$g.key")" = "$(BUILD=$BUILD "$top/scripts/scenario-key.sh" "$v")" ] &&
+		jq -e --arg v "$v" '.variant == $v and (.results | length) > 0 and
+			([.results[].verdict] | all(. == "ok")) and .summary.ok == (.results | length)' "$report" >/dev/null 2>&1; then
+		echo "# variant $v: $kernel: make's run of the whole suite, reused: its key is this run's ($report)"
+		while IFS= read -r name; do
+			n=$((n + 1))
+			# The runner's TAP writes a hash in a name as backslash-hash, so that no name reads as a directive.
+			echo "ok $n - ${name//#/\\#} # reused from make's run of the same key"
+		done < <(jq -r '.results[].name' "$report")
+		continue
+	fi
 	echo "# variant $v: $kernel (${files[*]##*/})"
 	# The runner's own version line and plan go; its test lines are numbered on from n. awk records how many it
 	# passed on, how many failed and the runner's plan.

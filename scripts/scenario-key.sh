@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Prints the key of a whole-suite run of scenarios/ on one variant: the sha256 of everything its verdicts depend on: scenario-key.sh VARIANT.
+#
+# make writes it beside its run's JSON report (BUILD/scenarios/GEN.key), and tests/scenarios/suite.t reuses that
+# report instead of running the same suite again when the key it computes is the same. So the key covers every
+# input a run reads: the kernel, its variant.info and its modules, the agent, the runner and the busybox the guest's
+# shell is made of; the scenarios, the bed's Lua library, the variant and generation files and the series that
+# scenarios read; and the environment that changes how the runner and the scenarios behave (CI's strict mode,
+# UMLBED_* but the paths that make check sets to say where the build is). A file that cannot be read is part of the
+# key as missing.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-$top/build}
+v=${1:?usage: scenario-key.sh VARIANT}
+
+# One line per input: its name and the sha256 of its bytes (or "missing").
+file_line() {
+	local h
+	if [ -f "$1" ] && h=$(sha256sum <"$1" 2>/dev/null); then
+		printf '%s %s\n' "$1" "${h%% *}"
+	else
+		printf '%s missing\n' "$1"
+	fi
+}
+{
+	echo "variant $v"
+	file_line "$BUILD/kernel/$v/obj/linux"
+	file_line "$BUILD/guest/umlbed-agent"
+	file_line "$BUILD/runner/umlbed"
+	file_line /bin/busybox
+	file_line "$BUILD/kernel/$v/variant.info"
+	# The test modules a run loads are its own variant's (bed.test_modules); other variants' come and go as make
+	# check builds them, and are not read.
+	for f in "$BUILD/kernel/$v"/modules/*.ko; do [ -f "$f" ] && file_line "$f"; done
+	(cd "$top" && find scenarios lua-bindings/lua uml-kernel/variants uml-kernel/generations patches -type f | sort) |
+		while read -r f; do file_line "$top/$f"; done
+	echo "CI=${CI:-}"
+	env | grep '^UMLBED_' | grep -vE '^UMLBED_(BUILD|RUNNER_DIR|VARIANTS)=' | sort || true
+} | sha256sum | cut -d' ' -f1

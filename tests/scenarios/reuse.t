@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# reuse.t: suite.t reuses make's run of the whole suite only when it passed and its key (scripts/scenario-key.sh) is that of the same inputs; otherwise it runs the suite.
+#
+# In a build folder of the test's own: a stand-in runner that says it ran (so a reuse that should not happen shows),
+# a stand-in kernel, agent and modules, and a report of make's run. The key must change with each input a run
+# reads, and stay the same with the paths make check sets.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/lib/strict.sh"
+. "$top/tests/lib/tap.sh"
+command -v jq >/dev/null || prereq_skip_all "no jq (Debian package jq)"
+T=$(mktemp -d "${TMPDIR:-/tmp}/umlbed-reuse.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+B=$T/build
+g=$("$top/uml-kernel/generation.sh" default)
+mkdir -p "$B/kernel/full/obj" "$B/kernel/full/modules" "$B/guest" "$B/runner" "$B/scenarios"
+printf '#!/bin/sh\nexit 0\n' >"$B/kernel/full/obj/linux"
+echo agent >"$B/guest/umlbed-agent"
+echo module >"$B/kernel/full/modules/umlbed_gpl.ko"
+# The stand-in runner: one failed result that names it, as a run of the suite would look if it happened.
+printf '#!/bin/sh\necho "TAP version 13"\necho "1..1"\necho "not ok 1 - the runner ran"\nexit 1\n' >"$B/runner/umlbed"
+chmod +x "$B/kernel/full/obj/linux" "$B/runner/umlbed"
+key() { BUILD=$B "$top/scripts/scenario-key.sh" full; }
+
+k0=$(key)
+check "the key is a sha256 ($k0)" grep -qxE '[0-9a-f]{64}' <<<"$k0"
+check "the same inputs give the same key" [ "$(key)" = "$k0" ]
+check "make check's paths do not change it" \
+	[ "$(UMLBED_BUILD=/elsewhere UMLBED_RUNNER_DIR=/x UMLBED_VARIANTS=full key)" = "$k0" ]
+check "UMLBED_TIMEOUT_SCALE changes it" [ "$(UMLBED_TIMEOUT_SCALE=3 key)" != "$k0" ]
+check "CI's strict mode changes it" [ "$(CI=other key)" != "$k0" ]
+for f in kernel/full/obj/linux guest/umlbed-agent runner/umlbed kernel/full/modules/umlbed_gpl.ko; do
+	cp "$B/$f" "$T/saved"
+	echo >>"$B/$f"
+	check "a changed $f changes it" [ "$(key)" != "$k0" ]
+	cp "$T/saved" "$B/$f"
+done
+check "... and restored, the key is back" [ "$(key)" = "$k0" ]
+check "another variant has another key" [ "$(BUILD=$B "$top/scripts/scenario-key.sh" gpl-only)" != "$k0" ]
+# The source inputs: the key reads them from the tree the script is in, so a copy of it is edited.
+mkdir -p "$T/top/scripts" "$T/top/uml-kernel"
+cp "$top/scripts/scenario-key.sh" "$T/top/scripts/"
+cp -r "$top/scenarios" "$top/lua-bindings" "$top/patches" "$T/top/"
+cp -r "$top/uml-kernel/variants" "$top/uml-kernel/generations" "$T/top/uml-kernel/"
+ckey() { BUILD=$B "$T/top/scripts/scenario-key.sh" full; }
+c0=$(ckey)
+for f in scenarios/rounding.lua lua-bindings/lua/umlbed/bed.lua uml-kernel/variants/full "patches/$g/series"; do
+	echo "-- edited" >>"$T/top/$f"
+	check "an edited $f changes it" [ "$(ckey)" != "$c0" ]
+	c0=$(ckey)
+done
+
+# suite.t with make's report: REPORT_VERDICTS are its results' verdicts, KEY what make wrote.
+suite() {
+	local v r=""
+	for v in $1; do r+="${r:+,}{\"name\":\"scenario $v # hash\",\"verdict\":\"$v\"}"; done
+	printf '{"variant":"full","generation":"%s","results":[%s],"summary":{"ok":%s}}\n' \
+		"$g" "$r" "$(grep -o ok <<<"$1" | wc -l)" >"$B/scenarios/$g.json"
+	echo "$2" >"$B/scenarios/$g.key"
+	UMLBED_BUILD=$B UMLBED_VARIANTS=full CI=${CI:-} bash "$top/tests/scenarios/suite.t" >"$T/out" 2>&1
+}
+suite "ok ok" "${k0}x"
+check "a report of another key is not reused: the runner ran (the probe of the checks below)" grep -q 'the runner ran' "$T/out"
+suite "ok ok" "$k0"
+check "a passed run of the same key is reused: no runner ran" not grep -q 'the runner ran' "$T/out"
+check "... each of its results is an ok line that says so" \
+	[ "$(grep -c "^ok [12] - scenario ok \\\\# hash # reused from make's run of the same key$" "$T/out")" = 2 ]
+check "... and the plan counts them" grep -qx '1\.\.2' "$T/out"
+check "prove accepts the stream" eval 'prove -e cat "$T/out" >/dev/null 2>&1'
+suite "ok FAILED" "$k0"
+check "a report with a failed run is not reused: the runner ran" grep -q 'the runner ran' "$T/out"
+suite "" "$k0"
+check "a report without results is not reused: the runner ran" grep -q 'the runner ran' "$T/out"
+echo "1..$n"
