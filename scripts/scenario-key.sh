@@ -13,27 +13,30 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$top/build}
 v=${1:?usage: scenario-key.sh VARIANT}
 
-# One line per input: its name and the sha256 of its bytes (or "missing").
-file_line() {
-	local h
-	if [ -f "$1" ] && h=$(sha256sum <"$1" 2>/dev/null); then
-		printf '%s %s\n' "$1" "${h%% *}"
-	else
-		printf '%s missing\n' "$1"
-	fi
-}
-{
-	echo "variant $v"
-	file_line "$BUILD/kernel/$v/obj/linux"
-	file_line "$BUILD/guest/umlbed-agent"
-	file_line "$BUILD/runner/umlbed"
-	file_line /bin/busybox
-	file_line "$BUILD/kernel/$v/variant.info"
+# The inputs, one path a line; each becomes a line of its name and the sha256 of its bytes, or "missing". One
+# sha256sum for them all: the key is taken on every suite.t run.
+inputs() {
+	echo "$BUILD/kernel/$v/obj/linux"
+	echo "$BUILD/kernel/$v/variant.info"
 	# The test modules a run loads are its own variant's (bed.test_modules); other variants' come and go as make
 	# check builds them, and are not read.
-	for f in "$BUILD/kernel/$v"/modules/*.ko; do [ -f "$f" ] && file_line "$f"; done
+	for f in "$BUILD/kernel/$v"/modules/*.ko; do [ -f "$f" ] && echo "$f"; done
+	echo "$BUILD/guest/umlbed-agent"
+	echo "$BUILD/runner/umlbed"
+	echo /bin/busybox
 	(cd "$top" && find scenarios lua-bindings/lua uml-kernel/variants uml-kernel/generations patches -type f | sort) |
-		while read -r f; do file_line "$top/$f"; done
+		while IFS= read -r f; do echo "$top/$f"; done
+}
+mapfile -t files < <(inputs)
+present=()
+missing=
+for f in "${files[@]}"; do
+	if [ -f "$f" ] && [ -r "$f" ]; then present+=("$f"); else missing+="$f missing"$'\n'; fi
+done
+{
+	echo "variant $v"
+	printf '%s' "$missing"
+	[ ${#present[@]} = 0 ] || sha256sum -- "${present[@]}"
 	echo "CI=${CI:-}"
 	env | grep '^UMLBED_' | grep -vE '^UMLBED_(BUILD|RUNNER_DIR|VARIANTS)=' | sort || true
 } | sha256sum | cut -d' ' -f1
