@@ -65,6 +65,13 @@ my $big_lines = do {
     $ours || $ok;
 };
 diag('this kernel stalls its serial input after a throttle: large requests cannot be tested') unless $big_lines;
+# The 4 MiB lines test the agent's line limit and a long run of the serial line's throttle cycles: generations.t
+# sets UMLBED_AGENT_BIG_LINES=0 on the generations after the default one, whose serial line fix the probe above
+# has just checked, and whose agent is the same binary (tests/agent/host.t runs the limit without a kernel too).
+my $big_why = 'this kernel stalls on large input (see docs/guest.md)';
+if ($big_lines && ($ENV{UMLBED_AGENT_BIG_LINES} // '1') eq '0') {
+    ($big_lines, $big_why) = (0, 'UMLBED_AGENT_BIG_LINES=0: they ran on the default generation');
+}
 
 my ($a, $ready) = boot();
 BAIL_OUT('the agent did not get ready') unless $ready;
@@ -89,7 +96,7 @@ SKIP: {
 my $stdin = $a->call(1, 'readfile', '/proc/1/fdinfo/0');
 ok($stdin && $stdin->{ok}, 'PID 1 has a standard input (the console)');
 
-my $st = Body::run(agent => $a, shared => '/shared', testprog => '/bin/testprog', uml => $debugfs, big_lines => $big_lines, agent_pid => 1);
+my $st = Body::run(agent => $a, shared => '/shared', testprog => '/bin/testprog', uml => $debugfs, big_lines => $big_lines, big_why => $big_why, agent_pid => 1);
 
 # The kernel side: log, taint, modules.
 like(unpct($a->call(1, 'klog')->{fields}[0] // ''), qr/Linux version/, 'klog returns the kernel log');

@@ -4,8 +4,8 @@ return {
   run = function(t)
     local x = {}
     for i = 1, 1e9 do
-      x[i] = ("x"):rep(1000) .. i
+      x[i] = ("x"):rep(65536) .. i
     end
-    t:fail(("%d strings of a kilobyte fitted under the cap"):format(#x))
+    t:fail(("%d strings of 64 KiB fitted under the cap"):format(#x))
   end,
 }
