@@ -1,4 +1,4 @@
-/* verb_file.c: files, such as those of the shared folder: create, pread, pwrite, fsync, unlink, readfile, writefile. */
+/* verb_file.c: files, such as those of the shared folder: create, pread, pwrite, fsync, unlink, punch, readfile, writefile. */
 #include "worker.h"
 
 #include <errno.h>
@@ -92,6 +92,24 @@ int v_fsync(struct req *r) {
     e = fd;
   else if (fsync(fd) < 0)
     e = fail(r, errno, "fsync %s", path);
+  if (fd >= 0) close(fd);
+  free(path);
+  return e;
+}
+
+/* A hole punched in a tmpfs file is what drops its pages from the page cache while they may be mapped. */
+int v_punch(struct req *r) {
+  char *path;
+  off_t off, len;
+  int e = arg_off(r, 1, "OFFSET", &off);
+  if (e || (e = arg_off(r, 2, "LEN", &len))) return e;
+  if (len == 0) return bad(r, "LEN");
+  if ((e = arg_str(r, 0, "PATH", &path))) return e;
+  int fd = open_path(r, path, O_WRONLY);
+  if (fd < 0)
+    e = fd;
+  else if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off, len) < 0)
+    e = fail(r, errno, "fallocate %s", path);
   if (fd >= 0) close(fd);
   free(path);
   return e;

@@ -1,4 +1,4 @@
-/* verb_mapping.c: memory mappings and their page states: mmap, munmap, msync, pages, pagemap, mincore, fmincore. */
+/* verb_mapping.c: memory mappings and their page states: mmap, munmap, mremap, msync, pages, pagemap, mincore, fmincore. */
 #include "worker.h"
 
 #include <errno.h>
@@ -61,6 +61,30 @@ int v_munmap(struct req *r) {
   if (e) return e;
   if (munmap((void *)a, (size_t)len) < 0) return fail(r, errno, "%s", "munmap");
   return 0;
+}
+
+/* Moves a range to NEWADDR, which must be free: an anonymous placeholder taken there with MAP_FIXED_NOREPLACE
+ * first, so that MREMAP_FIXED replaces only the placeholder and never another mapping of this process. */
+int v_mremap(struct req *r) {
+  uintptr_t a;
+  uint64_t len, to;
+  int e = arg_range(r, 0, &a, &len);
+  if (e || (e = arg_u64(r, 2, "NEWADDR", &to))) return e;
+  if (to == 0 || to > UINTPTR_MAX || to % r->w->ps) return bad(r, "NEWADDR");
+  void *hold =
+      mmap((void *)(uintptr_t)to, (size_t)len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+  if (hold == MAP_FAILED) return fail(r, errno, "%s", "mremap: NEWADDR");
+  if ((uintptr_t)hold != to) {
+    munmap(hold, (size_t)len);
+    return fail(r, EEXIST, "%s", "mremap: NEWADDR is taken");
+  }
+  void *p = mremap((void *)a, (size_t)len, (size_t)len, MREMAP_MAYMOVE | MREMAP_FIXED, hold);
+  if (p == MAP_FAILED) {
+    e = fail(r, errno, "%s", "mremap");
+    munmap(hold, (size_t)len);
+    return e;
+  }
+  return umb_buf_printf(r->out, " 0x%lx", (unsigned long)(uintptr_t)p);
 }
 
 int v_msync(struct req *r) {

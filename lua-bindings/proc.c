@@ -257,6 +257,35 @@ static int proc_pathverb(lua_State *L, const char *verb) {
 static int proc_unlink(lua_State *L) { return proc_pathverb(L, "unlink"); }
 static int proc_fsync(lua_State *L) { return proc_pathverb(L, "fsync"); }
 
+/* p:punch(path, offset, length) -> true: a hole punched in a guest file (tmpfs: its pages leave the page cache). */
+static int proc_punch(lua_State *L) {
+  umb_lproc *p = umb_lua_check_proc(L, 1);
+  const char *path = path_arg(L, 2);
+  lua_Integer off = luaL_checkinteger(L, 3), len = luaL_checkinteger(L, 4);
+  luaL_argcheck(L, off >= 0, 3, "offset must not be negative");
+  luaL_argcheck(L, len > 0, 4, "length must be positive");
+  umb_buf b = {0};
+  umb_args_str(&b, path, strlen(path));
+  umb_args_num(&b, (uint64_t)off);
+  umb_args_num(&b, (uint64_t)len);
+  return umb_lua_call(L, p->svm, p->pid, "punch", &b, umb_conv_true, 0);
+}
+
+/* p:mremap(addr, length, newaddr) -> newaddr: moves a range of this process's mappings to a free address, where
+ * the kernel may merge it with its neighbours (a mapping object keeps its own address and length). */
+static int proc_mremap(lua_State *L) {
+  umb_lproc *p = umb_lua_check_proc(L, 1);
+  lua_Integer a = luaL_checkinteger(L, 2), len = luaL_checkinteger(L, 3), to = luaL_checkinteger(L, 4);
+  luaL_argcheck(L, a > 0, 2, "address must be positive");
+  luaL_argcheck(L, len > 0, 3, "length must be positive");
+  luaL_argcheck(L, to > 0, 4, "new address must be positive");
+  umb_buf b = {0};
+  umb_args_num(&b, (uint64_t)a);
+  umb_args_num(&b, (uint64_t)len);
+  umb_args_num(&b, (uint64_t)to);
+  return umb_lua_call(L, p->svm, p->pid, "mremap", &b, umb_conv_num, 0);
+}
+
 static int proc_tostring(lua_State *L) {
   umb_lproc *p = umb_lua_check_proc(L, 1);
   lua_pushfstring(L, "umlbed.proc %d on vm%d", (int)p->pid, p->svm->index);
@@ -302,6 +331,8 @@ void umb_lua_open_proc(lua_State *L) {
                                      {"pwrite", proc_pwrite},
                                      {"unlink", proc_unlink},
                                      {"fsync", proc_fsync},
+                                     {"punch", proc_punch},
+                                     {"mremap", proc_mremap},
                                      {"invalidate", proc_invalidate},
                                      {NULL, NULL}};
   static const luaL_Reg meta[] = {{"__tostring", proc_tostring}, {"__eq", proc_eq}, {NULL, NULL}};

@@ -22,8 +22,10 @@
   X(pwrite, 3, 3, 0, 1, UMB_NUM_BYTES)                                              \
   X(fsync, 1, 1, 0, 0, 0)                                                           \
   X(unlink, 1, 1, 0, 0, 0)                                                          \
+  X(punch, 3, 3, 0, 0, 0)                                                           \
   X(mmap, 5, 6, UMB_VF_MAPPING, 1, UMB_NUM_BYTES)                                   \
   X(munmap, 2, 2, UMB_VF_MAPPING, 0, 0)                                             \
+  X(mremap, 3, 3, UMB_VF_MAPPING, 1, UMB_NUM_BYTES)                                 \
   X(msync, 2, 2, UMB_VF_MAPPING, 0, 0)                                              \
   X(touch, 3, 3, UMB_VF_MAPPING, 0, 0)                                              \
   X(peek, 2, 2, UMB_VF_MAPPING, 1, UMB_PCT_BYTES(UMB_DATA_MAX))                     \

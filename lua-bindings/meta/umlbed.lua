@@ -324,6 +324,24 @@ function proc:unlink(path) end
 ---@return string|nil ename the errno name
 function proc:fsync(path) end
 
+---Punches a hole in a guest file (fallocate PUNCH_HOLE, KEEP_SIZE): on tmpfs its pages leave the page cache.
+---@param path umlbed.path the file object or guest path
+---@param offset integer the first byte
+---@param length integer how many bytes
+---@return true|nil ok true
+---@return string|nil err "ENAME: message" on a guest error
+---@return string|nil ename the errno name
+function proc:punch(path, offset, length) end
+
+---Moves a range of this process's mappings to a free address (mremap); mapping objects keep theirs.
+---@param addr integer the range's address
+---@param length integer its length in bytes
+---@param newaddr integer the free, page-aligned address to move it to
+---@return integer|nil addr the new address
+---@return string|nil err "ENAME: message" on a guest error
+---@return string|nil ename the errno name
+function proc:mremap(addr, length, newaddr) end
+
 ---Writes the trigger from this process, so that several processes can invalidate at once.
 ---@param args umlbed.invalidate_args file, offset, length, impl and cache, as for vm:invalidate
 ---@return true|nil ok true once the write returned
