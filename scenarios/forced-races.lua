@@ -1,4 +1,4 @@
--- forced-races.lua: an invalidation against a munmap, a refault and a fault in flight, and a truncation against a COW fault in flight, each interleaving forced with the schedule points.
+-- forced-races.lua: an invalidation against a munmap, a refault and a fault in flight, and a truncation and a hole punch against a fault in flight, each interleaving forced with the schedule points.
 --
 -- Process A maps a file and forks B: two VMAs of the file, both faulted in. The invalidator W runs the seed's walk.
 --   munmap          W parks between its two zaps (imr_before_zap, hit 2): one VMA zapped, one not. The sharer of
@@ -22,6 +22,13 @@
 --                   Z goes on and maps its copy; truncation must still discard it: the kernel unmaps a second time
 --                   once the page cache is empty (added by "mm: fix fault vs invalidate race for linear mappings",
 --                   Linux 2.6.23, for exactly these copies).
+--   punch-fault     a shared mapper Z of a tmpfs file writes page 1 and parks in its fault before the PTE is set,
+--                   holding the page; W punches a hole over page 1, which waits for that page. Z goes on and maps
+--                   the page; the punch must unmap it before the page leaves the file, so that Z and the file agree
+--                   on page 1 afterwards (a hole, or Z's write on a new page if its store came after the punch).
+--                   Hole punching once removed such a page still mapped
+--                   ("holepunch: fix disconnected pages after second truncate", Linux 2.6.21): Z kept writing to a
+--                   page that was no longer the file's.
 -- The expectations are the seed's specification of the call (every PTE of the range present at the call is gone)
 -- and of cache=drop (the range's pages leave the page cache; a read brings the file's data), whatever the order.
 local points = require "umlbed.points"
@@ -30,7 +37,7 @@ local NP = 4
 
 return {
   name = "forced races: an invalidation against a munmap, a refault and a fault in flight",
-  matrix = { case = { "munmap", "refault", "refault-drop", "drop-fault", "truncate-cow" } },
+  matrix = { case = { "munmap", "refault", "refault-drop", "drop-fault", "truncate-cow", "punch-fault" } },
   timeout = 60,
   run = function(t, p)
     local cache = (p.case == "refault-drop" or p.case == "drop-fault") and "drop" or "keep"
@@ -77,6 +84,40 @@ return {
       -- kernel unmaps twice, the second time after the page cache is emptied, for the COWs made in between.
       t:eq(none, assert(mz:pages()), "Z's private copy of page 0, made during the truncation, is gone")
       t:eq(("\0"):rep(size), mz:peek(0, size), "Z reads the file's new (zero) data, not its old copy")
+      return
+    end
+
+    if p.case == "punch-fault" then
+      -- A tmpfs file (the guest's /tmp): hole punching is tmpfs's, and its pages live in the page cache only.
+      local sh = assert(vm:shell())
+      local path = "/tmp/punch-data"
+      local fill = ("dd if=/dev/zero bs=%d count=%d 2>/dev/null | tr '\\000' o >%s"):format(vm.pagesize, NP, path)
+      local st, out = vm:run { path = sh, args = { "-c", fill } }
+      t:require(st == "exit:0", "a tmpfs file of %d pages of 'o' (%s: %s)", NP, st, out)
+      local Z = assert(vm:spawn())
+      local mz = assert(Z:mmap(path, { length = size, mode = "shared", prot = "rw" }))
+      -- A poke writes without reading first: a write fault, without fault-around. One on page 0 takes the agent's
+      -- own faults for the verb first (see drop-fault).
+      assert(mz:poke(0, "o"))
+      local ps = vm.pagesize
+      local h <close> = assert(points.arm(vm, "fault_before_pte", { hit = 1, proc = Z }))
+      local fz = t:go(function() return mz:poke(ps, "w") end)
+      assert(h:wait())
+      local pu = t:go(function() return W:punch(path, ps, ps) end)
+      assert(points.settle(ctl))
+      t:expect(not pu.done, "the punch waits for page 1, whose fault is parked holding it")
+      assert(h:release())
+      t:assert_true(fz:wait(), "Z's write retired")
+      t:assert_true(pu:wait(), "the punch")
+      -- Z's store, tried again once its fault returned, landed before the page left the file (then punched away: a
+      -- hole, zeros) or after the punch, on a new page that its second fault brought in (its byte, then zeros): the
+      -- scheduler's choice. Either way Z and the file see one page 1.
+      local file1 = assert(W:pread(path, ps, ps))
+      local hole, rewritten = ("\0"):rep(ps), "w" .. ("\0"):rep(ps - 1)
+      t:expect(file1 == hole or file1 == rewritten,
+        "the file's page 1 is a hole, or a new page with Z's write after the punch (seen %q...)", file1:sub(1, 8))
+      t:eq(file1, mz:peek(ps, ps), "Z's page 1 is the file's page 1, not a page the punch removed")
+      t:eq(("o"):rep(ps), mz:peek(0, ps), "Z's page 0 is untouched")
       return
     end
 

@@ -6,7 +6,8 @@
 # "catch" scenario runs N times (default 10) on the generation's full kernel and N times on the historic one. Each
 # fault is two TAP results: every run on the fixed kernel is ok (the scenario can see the fixed behaviour), and every
 # run on the historic kernel is FAILED (an expectation caught it; a crash, timeout or error of the set-up does not
-# count). A race's interleaving is forced by its scenario (the schedule points), so 10 of 10 is the verdict, not luck.
+# count), or, where the corpus says "caught CRASHED ERE", CRASHED with the kernel's own report matching ERE in every
+# run. A race's interleaving is forced by its scenario (the schedule points), so 10 of 10 is the verdict, not luck.
 # The verdicts are read from the runner's JSON report.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -57,6 +58,14 @@ verdicts() {
 	jq -r '[.results[].verdict] | group_by(.) | map("\(length) \(.[0])") | join(", ")' "$scratch/r.json" 2>/dev/null
 }
 
+# caught: the historic runs just made (got, the report's verdict counts) all ended as wanted, and a CRASHED one with
+# the kernel's report matching the corpus's ERE.
+caught() {
+	[ "$got" = "$runs $want" ] || return 1
+	[ "$want" = CRASHED ] || return 0
+	jq -e --arg re "$report" '[.results[].diag // "" | test($re)] | all' "$scratch/r.json" >/dev/null
+}
+
 echo "TAP version 13"
 for g in "${gens[@]}"; do
 	suffix=$("$gen_sh" get "$g" suffix) || exit 2
@@ -81,11 +90,16 @@ for g in "${gens[@]}"; do
 		[ "$got" = "$runs ok" ] || sed 's/^/# /' "$scratch/out" | grep -v '^# ok' | tail -n 20
 		[ "$got" = "$runs ok" ]
 		result $? "$what: the fixed kernel (full$suffix) passes ${file##*/} [$params] in $runs of $runs runs (got: ${got:-no report})"
+		read -r want report <<<"$(field "$name" caught)"
+		want=${want:-FAILED}
 		# shellcheck disable=SC2086
 		got=$(verdicts "$BUILD/kernel/$v/obj/linux" "$file" $params)
-		[ "$got" = "$runs FAILED" ] || sed 's/^/# /' "$scratch/out" | grep -v '^# ok' | tail -n 20
-		[ "$got" = "$runs FAILED" ]
-		result $? "$what: $v is caught (FAILED) by ${file##*/} [$params] in $runs of $runs runs (got: ${got:-no report})"
+		caught || sed 's/^/# /' "$scratch/out" | grep -v '^# ok' | tail -n 20
+		caught
+		rc=$?
+		how=$want
+		[ -n "$report" ] && how="$want with the kernel's report /$report/"
+		result $rc "$what: $v is caught ($how) by ${file##*/} [$params] in $runs of $runs runs (got: ${got:-no report})"
 	done
 done
 echo "1..$n"

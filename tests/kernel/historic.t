@@ -44,6 +44,9 @@ for f in "${faults[@]}"; do
 			grep -qE "^[[:space:]]+matrix = \{.*\b${p%%=*} = " "$top/$file"
 	done
 	check "$f: it has a story" [ -n "$(field "$f" story)" ]
+	caught=$(field "$f" caught)
+	[ -z "$caught" ] || check "$f: caught is FAILED, or CRASHED and the ERE of the kernel's report ($caught)" \
+		grep -qE '^(FAILED|CRASHED [^ ].*)$' <<<"$caught"
 	made=$(compgen -G "$top/uml-kernel/historic/*/$f.patch" | wc -l)
 	check "$f: at least one generation re-creates it (uml-kernel/historic/GEN/$f.patch: $made)" [ "$made" -gt 0 ]
 done
