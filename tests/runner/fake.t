@@ -7,7 +7,7 @@ need_jq
 # Timeouts that must fire: long enough that the fake boot surely ended and the intended call is the one pending
 # (the verdict does not change with it), scaled for slow hosts. Times are checked only as "not before the timer"
 # and, as a hang guard, "not long after".
-TO=$(scaled 3)
+TO=$(scaled 2)
 GUARD=$((TO + $(scaled 60)))
 
 run run "${F[@]}" "$SCEN/fake-ok.lua"
