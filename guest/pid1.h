@@ -1,4 +1,4 @@
-/* pid1.h: what PID 1's files share: the table of workers (children.c), the runner's side (main.c), boot (boot.c). */
+/* pid1.h: what PID 1's files share: the table of workers (children.c), its modes and output (out.c), boot (boot.c). */
 #ifndef UMB_PID1_H
 #define UMB_PID1_H
 
@@ -51,8 +51,10 @@ size_t read_worker(struct worker *w, size_t limit);
 void on_sigchld(int sig);
 void reap(void);
 
-/* ---- main.c: the runner's side ---- */
+/* ---- out.c: PID 1's modes and its output, which main.c, children.c and boot.c all use ---- */
 
+/* Bytes for the runner, written out on its line by main.c's poll loop. */
+extern struct umb_queue ser_out;
 /* --stdio on the host: stdin and stdout instead of the serial line, nothing mounted, no poweroff. */
 extern bool stdio_mode;
 /* Set once a poweroff is answered or the agent ends: the poll loop stops and no helper is started again. */

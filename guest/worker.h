@@ -30,7 +30,7 @@ struct req {
 enum { AFTER_NOTHING, AFTER_EXIT, AFTER_CHILD };
 
 /*
- * Argument helpers (worker.c). Each arg_ function reads argument i of the request; a malformed one gets bad(): the
+ * Argument helpers (args.c). Each arg_ function reads argument i of the request; a malformed one gets bad(): the
  * message "bad WHAT" and -EINVAL, so that every verb words its EINVAL the same way. Strings are decoded into memory
  * the caller frees.
  */

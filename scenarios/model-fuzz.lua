@@ -1,7 +1,7 @@
 -- model-fuzz.lua: random mmap/fork/exit/touch/write/invalidate/munmap/host-write sequences checked page by page against a reference model.
 --
 -- The fixed scenarios pin one behaviour each; this one checks that they compose. A seeded
--- generator (lua-bindings/lua/umlbed/model.lua) emits a sequence of steps, the guest runs them on a
+-- generator (runner/lua/lua/umlbed/model.lua) emits a sequence of steps, the guest runs them on a
 -- fresh file, and after every step the page state of every mapping in every process is
 -- compared with the model's prediction; "read" steps compare the data too. On a divergence
 -- the scenario fails with the seed, the step and a shrunk list of steps that still diverges

@@ -97,8 +97,8 @@ do_install() {
 	local f
 	# The definitions keep their folders: umlbed/bed.lua is what LuaLS finds for require "umlbed.bed".
 	while IFS= read -r -d '' f; do
-		plan "$f" "$root/share/umlbed/meta/${f#"$top"/lua-bindings/meta/}" 644
-	done < <(find "$top/lua-bindings/meta" -type f -print0 | sort -z)
+		plan "$f" "$root/share/umlbed/meta/${f#"$top"/runner/lua/meta/}" 644
+	done < <(find "$top/runner/lua/meta" -type f -print0 | sort -z)
 	local kernels=() gen v
 	for gen in $("$top/uml-kernel/generation.sh" list); do
 		for v in $("$top/uml-kernel/generation.sh" get "$gen" variants); do

@@ -24,7 +24,7 @@ inputs() {
 	echo "$BUILD/guest/umlbed-agent"
 	echo "$BUILD/runner/umlbed"
 	echo /bin/busybox
-	(cd "$top" && find scenarios lua-bindings/lua uml-kernel/variants uml-kernel/generations patches -type f | sort) |
+	(cd "$top" && find scenarios runner/lua/lua uml-kernel/variants uml-kernel/generations patches -type f | sort) |
 		while IFS= read -r f; do echo "$top/$f"; done
 }
 mapfile -t files < <(inputs)

@@ -78,7 +78,7 @@ clean
 
 # ---- Every scenario is migrated: no debug.getinfo/dofile preamble, no pd.show, no minor + major sums. ----
 check "no scenario outside lib/ finds lib/ with debug.getinfo" not grep -l 'debug\.getinfo' "$SRC"/scenarios/*.lua
-check "no scenario sums minor + major itself" not grep -n '^[^-]*minor + major' "$SRC"/scenarios/*.lua "$SRC"/lua-bindings/lua/umlbed/*.lua
+check "no scenario sums minor + major itself" not grep -n '^[^-]*minor + major' "$SRC"/scenarios/*.lua "$SRC"/runner/lua/lua/umlbed/*.lua
 
 # ---- t:metric: samples in the JSON report, labels in key order with numbers as numbers; misuse refused. ----
 run run "${F[@]}" --json "$T/metric.json" "$SCEN/api-metric.lua"

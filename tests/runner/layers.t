@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# layers.t: the runner's four layers call one way only (cli, then the bindings, then the Lua host, then the core), read from the built archives.
+# layers.t: the runner's layers call one way only (cli, lua, host, core, protocol), and no files of the bindings or the agent call each other in a circle, read with nm.
 . "$(dirname "$0")/common.sh"
 # Top layer first.
 LAYERS="cli lua host core"
@@ -58,4 +58,42 @@ check "host sources: no bindings or CLI header" \
   not grep -nE '#include "(lumlbed|luamod|output|runproc|runchild|describe)' "$SRC"/runner/host/*.[ch]
 check "cli sources: no Lua header, and no host internals (hostlua.h, host.h)" \
   not grep -nE '#include [<"](lua|lauxlib|lualib|hostlua|host|lumlbed)\.h' "$SRC"/runner/cli/*.[ch]
+# The protocol, under the core in the same archive, calls nothing of the runner's.
+nm "$RDIR"/obj/protocol/*.o 2>/dev/null | awk '$1 == "U" && $2 ~ /^umb_/ { print $2 }' | sort -u >"$T/proto.ref"
+nm --defined-only "$RDIR"/obj/protocol/*.o 2>/dev/null | awk 'NF == 3 { print $3 }' | sort -u >"$T/proto.def"
+check "protocol: nm lists its definitions (umb_pct_encode)" grep -qx umb_pct_encode "$T/proto.def"
+comm -23 "$T/proto.ref" "$T/proto.def" >"$T/proto.up"
+check "protocol: every umb_ reference is defined in the protocol" not test -s "$T/proto.up"
+diag "$T/proto.up"
+
+# ---- Inside the bindings and inside the agent, the files call one way: what several of them use is in a file that
+# calls none of them, so that a reader can take the files in order. ----
+# calls OBJ...: "A B" for each object A that references a symbol that another object B defines.
+calls() {
+  local o
+  for o in "$@"; do
+    nm --defined-only "$o" | awk -v f="${o##*/}" 'NF == 3 && $2 ~ /^[TDRBC]$/ { print $3, f }'
+  done | LC_ALL=C sort -k1,1 >"$T/defs"
+  for o in "$@"; do nm "$o" | awk -v f="${o##*/}" '$1 == "U" { print $2, f }'; done | LC_ALL=C sort -k1,1 >"$T/refs"
+  LC_ALL=C join "$T/refs" "$T/defs" | awk '$2 != $3 { print $2, $3 }' | sort -u
+}
+# acyclic EDGES: tsort, which fails on a loop and names its files ($T/loop), finds none in the graph EDGES.
+acyclic() { tsort "$1" >/dev/null 2>"$T/loop"; }
+# The probe: tsort does fail on a circle.
+printf 'a.o b.o\nb.o c.o\nc.o a.o\n' >"$T/planted"
+check "tsort fails on a planted circle (a.o, b.o, c.o)" not acyclic "$T/planted"
+calls "$RDIR"/obj/runner/lua/*.o >"$T/lua.calls"
+check "lua: nm sees the calls between its files (vm.o calls proc.o)" grep -qx 'vm.o proc.o' "$T/lua.calls"
+check "lua: no files that call each other in a circle" acyclic "$T/lua.calls"
+diag "$T/loop"
+GUEST=$BUILD/guest/static
+if ! [ -f "$GUEST/main.o" ]; then
+  prereq_skip "guest: no agent objects in $GUEST (make -C guest)"
+else
+  calls "$GUEST"/*.o >"$T/guest.calls"
+  check "guest: nm sees the calls between its files (main.o calls children.o)" \
+    grep -qx 'main.o children.o' "$T/guest.calls"
+  check "guest: no files that call each other in a circle" acyclic "$T/guest.calls"
+  diag "$T/loop"
+fi
 echo "1..$n"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# meta.t: the LuaLS definitions (lua-bindings/meta/) declare every documented name, only what exists at run time, each function annotated, and pass luac5.4 and luacheck.
+# meta.t: the LuaLS definitions (runner/lua/meta/) declare every documented name, only what exists at run time, each function annotated, and pass luac5.4 and luacheck.
 #
 # The declarations are read by tests/runner/scenarios/meta-decls.lua (host lua5.4); what exists is listed by the
 # scenario meta-api.lua on the fake UML (methods from each object's metatable, module keys, fields read by name)
@@ -11,10 +11,10 @@ F=(--fake-uml --kernel "$UMLBED_TEST" --agent "$UMLBED_TEST")
 need_jq
 command -v lua5.4 >/dev/null || prereq_skip_all "no lua5.4 to read the definitions (Debian package lua5.4)"
 H=$SCEN/meta-decls.lua
-META=$SRC/lua-bindings/meta
+META=$SRC/runner/lua/meta
 DOCS=("$SRC"/docs/lua-vm.md "$SRC"/docs/lua-proc.md "$SRC"/docs/lua-mapping.md "$SRC"/docs/lua-file.md
   "$SRC"/docs/lua-t.md "$SRC"/docs/scenarios.md)
-CSRC=("$SRC"/lua-bindings/*.c "$SRC"/lua-bindings/lumlbed.h)
+CSRC=("$SRC"/runner/lua/*.c "$SRC"/runner/lua/lumlbed.h)
 
 # meta_files DIR: the definition files under DIR, sorted.
 meta_files() { find "$1" -name '*.lua' | sort; }
@@ -45,7 +45,7 @@ for f in "${files[@]}"; do
   check "${f#"$SRC"/}: a ---@meta file whose second line says what it is for" \
     awk 'NR == 1 && $0 != "---@meta" { exit 1 } NR == 2 && !/^-- [^ ]+\.lua: / { exit 1 } NR == 2 { exit 0 }' "$f"
 done
-check "lua-bindings/meta/README.md: its first line says what the folder is for" \
+check "runner/lua/meta/README.md: its first line says what the folder is for" \
   grep -q '^# .*LuaLS\|^# .*lua-language-server' <(head -n 1 "$META/README.md")
 
 # ---- What is declared, and what the C getters answer. ----

@@ -97,7 +97,7 @@ fi
 
 # No scenario takes an expectation from the build under test: Module.symvers and the kernel's .config are not
 # read by any scenario's code (comments may name them).
-reads() { grep -Hn 'Module\.symvers\|/\.config' "$SRC"/scenarios/*.lua "$SRC"/lua-bindings/lua/umlbed/*.lua | grep -v '^[^:]*:[0-9]*: *--'; }
+reads() { grep -Hn 'Module\.symvers\|/\.config' "$SRC"/scenarios/*.lua "$SRC"/runner/lua/lua/umlbed/*.lua | grep -v '^[^:]*:[0-9]*: *--'; }
 check "no scenario reads Module.symvers or a .config" not reads
 
 check "no run folder left" [ "$(leftover_dirs)" = 0 ]

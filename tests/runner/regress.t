@@ -142,17 +142,17 @@ clean
 
 # ---- Dead code: functions and fields nothing used. The sources checked are those the runner under test was built
 # from (its debug info). ----
-built=$(readelf --debug-dump=info "$UMLBED" 2>/dev/null | grep -m 1 -o '/[^ ]*/lua-bindings/t\.c$')
-srcdir=${built%/lua-bindings/t.c}
+built=$(readelf --debug-dump=info "$UMLBED" 2>/dev/null | grep -m 1 -o '/[^ ]*/runner/lua/t\.c$')
+srcdir=${built%/runner/lua/t.c}
 # Without debug info, the sources are this tree's; a tree that is gone cannot stand in for another.
 [ -n "$built" ] || srcdir=$SRC
 if ! git -C "$srcdir" rev-parse --git-dir >/dev/null 2>&1; then
   prereq_skip "dead code: $srcdir, where the runner was built from, is not a git working tree"
 else
   for name in pending_verb nchecks umb_vm_is_ready umb_vm_is_dead umb_vm_dir; do
-    # Tracked and new files alike, wherever the layering puts them under runner/ and lua-bindings/.
-    hits=$(git -C "$srcdir" grep --untracked -lw -e "$name" -- runner lua-bindings | tr '\n' ' ')
-    check "dead code: $name appears nowhere in $srcdir/{runner,lua-bindings} (${hits:-none})" [ -z "$hits" ]
+    # Tracked and new files alike, wherever the layering puts them under runner/.
+    hits=$(git -C "$srcdir" grep --untracked -lw -e "$name" -- runner | tr '\n' ' ')
+    check "dead code: $name appears nowhere in $srcdir/runner (${hits:-none})" [ -z "$hits" ]
   done
 fi
 

@@ -4,9 +4,9 @@
 cd "$SRC" || exit 1
 # Kernel code (the guest module of tests/runner/kmod) is in the kernel's style instead: kmod-walls.t holds it to
 # checkpatch --strict.
-files=$(git ls-files 'runner/*.[ch]' 'lua-bindings/*.[ch]' 'protocol/*.[ch]' 'guest/*.[ch]' 'tests/*.c' \
+files=$(git ls-files 'runner/*.[ch]' 'protocol/*.[ch]' 'guest/*.[ch]' 'tests/*.c' \
   ':!tests/runner/kmod/*' 2>/dev/null)
-[ -n "$files" ] || files=$(find runner lua-bindings protocol guest tests -name '*.[ch]' -not -path 'tests/runner/kmod/*' | sort)
+[ -n "$files" ] || files=$(find runner protocol guest tests -name '*.[ch]' -not -path 'tests/runner/kmod/*' | sort)
 check "there are C files to check" [ -n "$files" ]
 if ! command -v clang-format >/dev/null; then
   prereq_skip "clang-format is not installed (apt-get install clang-format)"

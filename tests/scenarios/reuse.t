@@ -38,13 +38,14 @@ done
 check "... and restored, the key is back" [ "$(key)" = "$k0" ]
 check "another variant has another key" [ "$(BUILD=$B "$top/scripts/scenario-key.sh" gpl-only)" != "$k0" ]
 # The source inputs: the key reads them from the tree the script is in, so a copy of it is edited.
-mkdir -p "$T/top/scripts" "$T/top/uml-kernel"
+mkdir -p "$T/top/scripts" "$T/top/uml-kernel" "$T/top/runner"
 cp "$top/scripts/scenario-key.sh" "$T/top/scripts/"
-cp -r "$top/scenarios" "$top/lua-bindings" "$top/patches" "$T/top/"
+cp -r "$top/scenarios" "$top/patches" "$T/top/"
+cp -r "$top/runner/lua" "$T/top/runner/"
 cp -r "$top/uml-kernel/variants" "$top/uml-kernel/generations" "$T/top/uml-kernel/"
 ckey() { BUILD=$B "$T/top/scripts/scenario-key.sh" full; }
 c0=$(ckey)
-for f in scenarios/rounding.lua lua-bindings/lua/umlbed/bed.lua uml-kernel/variants/full "patches/$g/series"; do
+for f in scenarios/rounding.lua runner/lua/lua/umlbed/bed.lua uml-kernel/variants/full "patches/$g/series"; do
 	echo "-- edited" >>"$T/top/$f"
 	check "an edited $f changes it" [ "$(ckey)" != "$c0" ]
 	c0=$(ckey)

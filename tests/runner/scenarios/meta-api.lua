@@ -1,7 +1,7 @@
 -- meta-api.lua: lists the umlbed Lua API as it is at run time (methods, module keys, fields), for meta.t (fake UML, --unsafe-lua).
 --
 -- Writes $UMLBED_META_OUT: "sampled CLASS all|functions", then "function CLASS NAME" and "field CLASS NAME" lines.
--- A C object's methods are the table its __index closure keeps as its first upvalue (lua-bindings/util.c), hence
+-- A C object's methods are the table its __index closure keeps as its first upvalue (runner/lua/util.c), hence
 -- --unsafe-lua for debug.getupvalue; its fields come from a getter and cannot be listed, so each name of
 -- $UMLBED_META_PROBE ("CLASS NAME" lines: the declared ones and the C getters') is read, and a non-nil value counts.
 local umlbed = require "umlbed"

@@ -1,5 +1,5 @@
 ---@meta
--- bed.lua: LuaLS definitions of umlbed.bed (lua-bindings/lua/umlbed/bed.lua): the usual set-up in one call.
+-- bed.lua: LuaLS definitions of umlbed.bed (runner/lua/lua/umlbed/bed.lua): the usual set-up in one call.
 -- luacheck: no unused
 
 ---The options of bed.setup (page numbers are 0-based).

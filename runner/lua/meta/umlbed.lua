@@ -2,7 +2,7 @@
 -- umlbed.lua: LuaLS definitions of the umlbed module and its objects (vm, proc, mapping, file, loopctl, t, task).
 --
 -- A definition file for editors (lua-language-server reads it; README.md says how), never loaded by the runner.
--- The source of truth is lua-bindings/*.c and docs/lua-*.md; tests/runner/meta.t compares this file with both.
+-- The source of truth is runner/lua/*.c and docs/lua-*.md; tests/runner/meta.t compares this file with both.
 -- Conventions that test reads: a class is "---@class NAME" followed by "local VAR = {}"; a method is
 -- "function VAR:NAME(ARGS) end" after a block of one description line, a @param per argument and @return lines;
 -- a field is "---@field NAME[?] TYPE description" ("?": it may read nil). Types hold no blank outside brackets.

@@ -78,7 +78,7 @@ int umb_lua_fail(lua_State *L, int err, const char *msg);
 void umb_lua_pushdecoded(lua_State *L, int idx);
 /* The task running L (the run function or a t:go() task); raises for any other coroutine. */
 umb_task *umb_lua_check_task_ctx(lua_State *L);
-/* t:go(fn, ...) -> task (lua-bindings/task.c). */
+/* t:go(fn, ...) -> task (runner/lua/task.c). */
 int umb_lua_t_go(lua_State *L);
 /* Push a page-state field (raw, except that %2D stands for a lone "-"). */
 void umb_lua_pushstates(lua_State *L, int idx);
@@ -95,7 +95,7 @@ int umb_conv_num(lua_State *L, int base, int n, lua_Integer arg);
 int umb_conv_str(lua_State *L, int base, int n, lua_Integer arg);
 int umb_conv_states(lua_State *L, int base, int n, lua_Integer arg);
 
-/* Object constructors and checks. */
+/* Object constructors, and checks (the vm's and the proc's are in check.c). */
 void umb_lua_push_vm(lua_State *L, umb_run_vm *svm);
 umb_run_vm *umb_lua_check_vm(lua_State *L, int idx); /* Raises if the vm was closed. */
 void umb_lua_push_proc(lua_State *L, int vmidx, umb_run_vm *svm, uint64_t pid);
@@ -106,9 +106,12 @@ umb_lfile *umb_lua_push_file(lua_State *L, int vmidx, umb_run_vm *svm, const cha
 umb_lfile *umb_lua_test_file(lua_State *L, int idx);
 /* The guest path of a loop control at idx (and its vm in *svm), or NULL if idx is none. */
 const char *umb_lua_test_loopctl(lua_State *L, int idx, umb_run_vm **svm);
-/* Appends the trigger line of the invalidation table at idx to b as one field; raises for misuse (vm.c). */
+/* Appends the trigger line of the invalidation table at idx to b as one field; raises for misuse (exec.c). */
 void umb_lua_invalidate_args(lua_State *L, int idx, umb_buf *b);
-/* vm:loopctl() (lua-bindings/loopctl.c). */
+/* The exec and run requests to pid, from the arguments at 2, ... (vm:exec and proc:exec, vm:run and proc:run). */
+int umb_lua_exec(lua_State *L, umb_run_vm *svm, uint64_t pid);
+int umb_lua_run(lua_State *L, umb_run_vm *svm, uint64_t pid);
+/* vm:loopctl() (runner/lua/loopctl.c). */
 int umb_lua_vm_loopctl(lua_State *L);
 /* Opens NAME in svm's shared folder from the host, following no symbolic link (file.c); fd or -errno. */
 int umb_shared_open(umb_run_vm *svm, const char *name, int flags, mode_t mode);

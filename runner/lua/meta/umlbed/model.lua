@@ -1,5 +1,5 @@
 ---@meta
--- model.lua: LuaLS definitions of umlbed.model (lua-bindings/lua/umlbed/model.lua): the reference model of page states.
+-- model.lua: LuaLS definitions of umlbed.model (runner/lua/lua/umlbed/model.lua): the reference model of page states.
 -- luacheck: no unused
 
 ---The options of model.new, generate, normalize and shrink.

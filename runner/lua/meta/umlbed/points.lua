@@ -1,5 +1,5 @@
 ---@meta
--- points.lua: LuaLS definitions of umlbed.points (lua-bindings/lua/umlbed/points.lua): the kernel's schedule points.
+-- points.lua: LuaLS definitions of umlbed.points (runner/lua/lua/umlbed/points.lua): the kernel's schedule points.
 -- luacheck: no unused
 
 ---The options of points.arm.

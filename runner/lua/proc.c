@@ -4,9 +4,6 @@
 
 #include "lumlbed.h"
 
-int umb_lua_exec(lua_State *L, umb_run_vm *svm, uint64_t pid);
-int umb_lua_run(lua_State *L, umb_run_vm *svm, uint64_t pid);
-
 void umb_lua_push_proc(lua_State *L, int vmidx, umb_run_vm *svm, uint64_t pid) {
   vmidx = lua_absindex(L, vmidx);
   umb_lproc *p = lua_newuserdatauv(L, sizeof *p, 1);
@@ -16,8 +13,6 @@ void umb_lua_push_proc(lua_State *L, int vmidx, umb_run_vm *svm, uint64_t pid) {
   lua_pushvalue(L, vmidx);
   lua_setiuservalue(L, -2, 1);
 }
-
-umb_lproc *umb_lua_check_proc(lua_State *L, int idx) { return luaL_checkudata(L, idx, UMB_PROC_MT); }
 
 /* proc:fork(n) -> {proc, ...}: n children that inherit this worker's mappings. */
 static int conv_fork(lua_State *L, int base, int n, lua_Integer arg) {

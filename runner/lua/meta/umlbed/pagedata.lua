@@ -1,5 +1,5 @@
 ---@meta
--- pagedata.lua: LuaLS definitions of umlbed.pagedata (lua-bindings/lua/umlbed/pagedata.lua): page contents and states.
+-- pagedata.lua: LuaLS definitions of umlbed.pagedata (runner/lua/lua/umlbed/pagedata.lua): page contents and states.
 -- luacheck: no unused
 
 ---The module: require "umlbed.pagedata" (page numbers are 0-based).

@@ -1,5 +1,5 @@
 ---@meta
--- generation.lua: LuaLS definitions of umlbed.generation (lua-bindings/lua/umlbed/generation.lua): kernel generation files.
+-- generation.lua: LuaLS definitions of umlbed.generation (runner/lua/lua/umlbed/generation.lua): kernel generation files.
 -- luacheck: no unused
 
 ---The module: require "umlbed.generation".

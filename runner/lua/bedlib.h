@@ -6,12 +6,12 @@
 
 typedef struct {
   const char *name;      /* The module name a scenario requires: "umlbed.bed". */
-  const char *chunkname; /* "@lua-bindings/lua/umlbed/bed.lua": errors name the source file and line. */
+  const char *chunkname; /* "@runner/lua/lua/umlbed/bed.lua": errors name the source file and line. */
   const char *text;
   size_t len;
 } umb_lua_embedded;
 
-/* The generated table (lua-bindings/embed.sh), ended by a zeroed entry. */
+/* The generated table (runner/lua/embed.sh), ended by a zeroed entry. */
 extern const umb_lua_embedded umb_lua_embedded_files[];
 
 #endif
