@@ -19,7 +19,7 @@ export BUILD
 kernel_variants = $(if $(VARIANT),$(VARIANT),$(VARIANTS))
 UMLBED := $(BUILD)/runner/umlbed
 
-.PHONY: all deps kernel modules guest runner scenarios check check-slow checkpatch mutants historic mutate coverage kselftests install uninstall clean distclean help
+.PHONY: all deps kernel modules guest runner scenarios check check-slow checkpatch broken historic mutate coverage kselftests install uninstall clean distclean help
 
 # The README's first command: build everything, then run the scenario folder.
 all: scenarios
@@ -40,7 +40,7 @@ help:
 	@echo "make kselftests the kernel's own mm selftests, each in a fresh guest of the mm variant ($(call gen_key,$(GEN),mm)), against $(call gen_key,$(GEN),kselftests)"
 	@echo "make mutate     mutation testing of the $(GEN) series: each mutant built and run against the scenarios that reach it;"
 	@echo "                the score, report and gate in build/mutate/$(GEN)/report (MUTATE_ARGS=--all, --shard K/N, --only ID)"
-	@echo "make mutants    build the deliberately broken kernels ($(call gen_key,$(GEN),mutants) $(call gen_key,$(GEN),race-mutants)) and show which scenarios catch each"
+	@echo "make broken     build the deliberately broken kernels ($(call gen_key,$(GEN),broken) $(call gen_key,$(GEN),broken-races)) and show which scenarios catch each"
 	@echo "make historic   build the kernels that re-create real faults of the API's history (uml-kernel/historic/corpus)"
 	@echo "                and check that each is caught in 10 runs of 10 and its fixed kernel passes (HISTORIC_RUNS=)"
 	@echo "make install    the runner, man page, agent, kernels and modules under PREFIX (/usr/local), DESTDIR for staging"
@@ -93,7 +93,7 @@ uninstall:
 # generation's variants (full, gpl-only), the default generation's KASAN kernel and the runner's sanitizer build are built, then prove
 # runs tests/ two files at a time (valgrind over the runner among them). It ends with the table of where the time
 # went (also in BUILD/check-times.json); tests/budget holds what it may cost and bench/check-cost.sh measures it.
-# The mm selftests, the coverage merge and the bisect builds (make check-slow), the broken ports (make mutants) and
+# The mm selftests, the coverage merge and the bisect builds (make check-slow), the broken kernels (make broken) and
 # mutation testing (make mutate) are not part of it: HACKING.md says why and what each costs.
 # tests/lint.t, in the prove run, holds every shell script to shellcheck (.shellcheckrc) and every Lua file to
 # luacheck (.luacheckrc) and luac5.4 -p, as tests/runner/style.t holds the C to clang-format: a finding fails it.
@@ -163,10 +163,10 @@ mutate: kernel modules guest runner
 	uml-kernel/mutate.pl report --gen $(GEN) --out $(BUILD)/mutate/$(GEN)/report $(BUILD)/mutate/$(GEN)/all/results.json
 
 # Not part of check: six more kernel builds. Fails unless some scenario run FAILS (an expectation, not a crash
-# or an error) on each broken kernel; on a race port (race-mutants, built with KASAN) a CRASHED run with its
-# kernel report counts too, since a use of freed memory or an unlocked flush is what those ports get wrong.
-mutants: kernel modules guest runner
-	uml-kernel/mutants.sh $(call gen_key,$(GEN),mutants) $(call gen_key,$(GEN),race-mutants)
+# or an error) on each broken kernel; on a broken race (broken-races, built with KASAN) a CRASHED run with its
+# kernel report counts too, since a use of freed memory or an unlocked flush is what those kernels get wrong.
+broken: kernel modules guest runner
+	uml-kernel/broken.sh $(call gen_key,$(GEN),broken) $(call gen_key,$(GEN),broken-races)
 
 # Not part of check: one kernel build per fault. Re-finds the real faults of uml-kernel/historic/corpus, each re-created
 # by a patch of its generation: every generation's (or GEN='6.1 6.12' names them), HISTORIC_RUNS runs each (10).

@@ -10,7 +10,7 @@
 # gpl-only, which share every object but the export's, so the second costs a link), and for the default generation
 # the "kasan" variant (no DWARF: see uml-kernel/config/nodebuginfo.config). Each is a cold build on a new machine:
 # the other generations' KASAN kernels, the mm kernels and the coverage kernel (make check-slow, tests/outside-check),
-# the broken ports (make mutants) and mutation testing (make mutate) have targets of their own: HACKING.md says why
+# the broken variants (make broken) and mutation testing (make mutate) have targets of their own: HACKING.md says why
 # and what each costs.
 #
 # CHECK_JOBS (default 2) is prove's -j: the test files run two at a time.

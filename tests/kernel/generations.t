@@ -11,8 +11,8 @@ gen_sh=$top/uml-kernel/generation.sh
 . "$top/tests/lib/strict.sh"
 
 . "$top/tests/lib/tap.sh"
-keys=(version source tarball selftests config series fixes broken points suffix variants mm coverage kasan check
-	mutants race-mutants historic kselftests kselftests-patches)
+keys=(version source tarball selftests config series fixes broken-patches points suffix variants mm coverage kasan check
+	broken broken-races historic kselftests kselftests-patches)
 
 mapfile -t gens < <("$gen_sh" list)
 check "generation.sh lists the generations (${gens[*]})" [ ${#gens[@]} -gt 0 ]
@@ -55,7 +55,8 @@ for g in "${gens[@]}"; do
 		[ "$c" = none -o \( -n "$c" -a -f "$top/uml-kernel/config/$c" \) ]
 	check "$g: the series folder has a series file ($(get series))" [ -f "$top/$(get series)/series" ]
 	check "$g: the fixes folder has the UML fixes ($(get fixes))" has_patches "$top/$(get fixes)"
-	check "$g: the broken folder has the mutants' bugs ($(get broken))" has_patches "$top/$(get broken)"
+	check "$g: the broken-patches folder has the broken variants' bugs ($(get broken-patches))" \
+		has_patches "$top/$(get broken-patches)"
 	check "$g: the points folder has the schedule points patch ($(get points))" has_patches "$top/$(get points)"
 	check "$g: the kselftests table exists ($(get kselftests))" [ -f "$top/$(get kselftests)" ]
 	# make check builds what "check" names: the suite's variants always, and only keys whose values are variants.
@@ -75,17 +76,17 @@ for g in "${gens[@]}"; do
 		check "$g: its mm variant is its own ($(get mm))" every_variant "$g" "$suffix" $(get mm)
 		check "$g: its coverage variant is its own ($(get coverage))" every_variant "$g" "$suffix" $(get coverage)
 		check "$g: its kasan variant is its own ($(get kasan))" every_variant "$g" "$suffix" $(get kasan)
-		check "$g: its mutants are its own ($(get mutants))" every_variant "$g" "$suffix" $(get mutants)
-		check "$g: its race mutants are its own ($(get race-mutants))" every_variant "$g" "$suffix" $(get race-mutants)
+		check "$g: its broken variants are its own ($(get broken))" every_variant "$g" "$suffix" $(get broken)
+		check "$g: its broken races are its own ($(get broken-races))" every_variant "$g" "$suffix" $(get broken-races)
 		# The tests take full (the agent, the bisect builds, licensing's modules) and broken-rounding (oracle.t)
 		# by name.
 		check "$g: full$suffix is one of its variants" has_word "full$suffix" $(get variants)
-		check "$g: broken-rounding$suffix is one of its mutants" has_word "broken-rounding$suffix" $(get mutants)
+		check "$g: broken-rounding$suffix is one of its broken variants" has_word "broken-rounding$suffix" $(get broken)
 	}
 done
 
 # points_after_series VARIANT GEN: the variant lists GEN's points patches, in name order, right after the last patch
-# of GEN's series, so that the points inside the series' code apply to it and a mutant's bug applies after them.
+# of GEN's series, so that the points inside the series' code apply to it and a broken variant's bug applies after them.
 points_after_series() {
 	local v=$1 g=$2 series points i last=-1
 	local -a lines want
@@ -108,6 +109,16 @@ for f in "$top"/uml-kernel/variants/*; do
 done
 check "every variant lists its generation's points patch right after the series${bad:+ (not: ${bad[*]})}" \
 	[ ${#bad[@]} = 0 ]
+
+# Every patch a variant file lists is in the tree: a patch moved to another folder (as the slow variant's went to
+# bench/patches/) without its variant's line would otherwise fail only when that variant is built, maybe never in CI.
+bad=()
+for f in "$top"/uml-kernel/variants/*; do
+	while read -r p; do
+		[ -f "$top/$p" ] || bad+=("${f##*/}: $p")
+	done < <(grep -v -e '^#' -e '^[[:space:]]*$' -e '^generation[[:space:]]' -e '^config[[:space:]]' "$f")
+done
+check "every patch a variant file lists exists${bad:+ (missing: ${bad[*]})}" [ ${#bad[@]} = 0 ]
 
 # Each variant file names a generation there is, and its base name is its name without that generation's suffix.
 bad=()

@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# points.t: the schedule points (/sys/kernel/umlbed_points/) on each generation's built kernels: every point and the interface, and the deterministic races on full and KASAN, the race scenarios on KASAN, and each race port (race-mutants) caught by its forced interleaving.
+# points.t: the schedule points (/sys/kernel/umlbed_points/) on each generation's built kernels: every point and the interface, and the deterministic races on full and KASAN, the race scenarios on KASAN, and each broken race (broken-races) caught by its forced interleaving.
 #
 # tests/kernel/points.lua parks a task at each point and checks what it has and has not done yet; races.lua forces
 # three interleavings of an invalidation with a mapper's exit. The scenarios of RACE_SCENARIOS force or enumerate
 # interleavings of their own; points.lua and races.lua must pass on full and on the KASAN variant, and those
-# scenarios on KASAN (tests/scenarios/suite.t runs them on full); a KASAN or lockdep report is CRASHED. On a race port of uml-kernel/broken/GEN/ the interleaving that port gets wrong
+# scenarios on KASAN (tests/scenarios/suite.t runs them on full); a KASAN or lockdep report is CRASHED. On a broken race of uml-kernel/broken/GEN/ the interleaving that kernel gets wrong
 # must end CRASHED with its kernel report: KASAN's for the walks that use a freed VMA (broken-nolock,
 # broken-stale-vma), lockdep's for UML's unlocked flush (broken-noflushfix). A kernel that is not built is a SKIP:
 # a failure under strict mode for the kernels make check builds (generation.sh checked: full, and KASAN of the
 # default generation), not for another generation's KASAN kernel (make check-slow; with UMLBED_POINTS_ALL_KASAN=1
-# every KASAN kernel is a prerequisite) or a race port.
+# every KASAN kernel is a prerequisite) or a broken race.
 # Its subject is the kernel's schedule points and races, not the runner: it drives the runner's build without sanitizers.
 PLAIN_RUNNER=1
 . "$(dirname "$0")/../runner/common.sh"
@@ -20,7 +20,7 @@ gen_sh=$SRC/uml-kernel/generation.sh
 POINTS="schedule points: each point parks its task where it says"
 RACES="forced races of an invalidation with an exit"
 
-# The interleaving each race port gets wrong, and the report that shows it.
+# The interleaving each broken race gets wrong, and the report that shows it.
 declare -A race report
 race[broken-nolock]=nolock
 report[broken-nolock]='BUG: KASAN: [a-z-]*use-after-free'
@@ -85,7 +85,7 @@ correct() {
 for g in $("$gen_sh" list); do
   correct "$g" "full$("$gen_sh" get "$g" suffix)"
   correct "$g" "$("$gen_sh" get "$g" kasan)" scenarios
-  for v in $("$gen_sh" get "$g" race-mutants); do
+  for v in $("$gen_sh" get "$g" broken-races); do
     base=$("$gen_sh" base "$v")
     if [ -z "${race[$base]:-}" ]; then
       check "$g: $v: points.t knows which race it gets wrong" false
@@ -97,7 +97,7 @@ for g in $("$gen_sh" list); do
       check "$g: $v: the ${race[$base]} race is CRASHED with '${report[$base]}'" \
         crashed_with "$name" "${report[$base]}"
     else
-      # The race ports are built on demand only, as make mutants builds the mutants: not a prerequisite.
+      # The broken races are built on demand only (make broken): not a prerequisite.
       echo "ok $((n += 1)) # SKIP $g: $v is not built (uml-kernel/build.sh $v)"
     fi
   done

@@ -1,6 +1,6 @@
 -- races.lua: three interleavings of an invalidation with a mapper's exit, forced with the schedule points.
 --
--- Each race port of uml-kernel/broken/GEN/ fails one of them with a kernel report (the run is CRASHED); a correct
+-- Each broken race of uml-kernel/broken/GEN/ fails one of them with a kernel report (the run is CRASHED); a correct
 -- kernel passes all three. The interleavings:
 --   nolock  the invalidator W parks before its second zap (imr_before_zap, hit 2); the mapper whose VMA it is about
 --           to zap exits as far as it can; W goes on. With i_mmap_rwsem held the exit blocks on it before its VMA

@@ -52,8 +52,8 @@ check "licensing: a kernel that is no known variant is a SKIP" verdict_is "$LIC"
 check "... whose reason names why" diag_re "$LIC" '^kernel .* is not a known variant'
 rm -f "$T/other/linux"
 
-# drop-unaligned.lua computes the dropped pages from the seed's rounding. Each generation's broken-rounding mutant
-# (broken-rounding with the generation's suffix, uml-kernel/generations/) that is built (make mutants) must fail it
+# drop-unaligned.lua computes the dropped pages from the seed's rounding. Each generation's broken-rounding variant
+# (broken-rounding with the generation's suffix, uml-kernel/generations/) that is built (make broken) must fail it
 # for seed: its short ranges keep the private COW copies.
 run run "${K[@]}" "$SRC/scenarios/drop-unaligned.lua"
 check "drop-unaligned passes on the full kernel" jtrue '(.results | length) == 3 and .summary.ok == 3'
@@ -62,8 +62,8 @@ for v in $(for g in $("$SRC/uml-kernel/generation.sh" list); do
   echo "broken-rounding$("$SRC/uml-kernel/generation.sh" get "$g" suffix)"
 done); do
   if [ ! -x "$BUILD/kernel/$v/obj/linux" ]; then
-    # The mutants are built on demand only (make mutants, not make check): not a prerequisite.
-    echo "ok $((n += 1)) # SKIP $v is not built (make mutants)"
+    # The broken variants are built on demand only (make broken, not make check): not a prerequisite.
+    echo "ok $((n += 1)) # SKIP $v is not built (make broken)"
     continue
   fi
   run run --variant "$v" --agent "$AGENT" --filter '*impl=seed*' "$SRC/scenarios/drop-unaligned.lua"

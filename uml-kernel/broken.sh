@@ -1,26 +1,26 @@
 #!/usr/bin/env bash
-# Runs the scenario suite against each deliberately broken kernel and fails unless some scenario catches each: mutants.sh [VARIANT...].
+# Runs the scenario suite against each deliberately broken kernel and fails unless some scenario catches each: broken.sh [VARIANT...].
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$top/build}
 variants=("$@")
 gen_sh=$top/uml-kernel/generation.sh
-# By default the default generation's mutants and race ports (uml-kernel/generations/; make mutants GEN=... names
-# another's).
+# By default the default generation's broken variants and broken races (its keys "broken" and "broken-races",
+# uml-kernel/generations/; make broken GEN=... names another's).
 if [ ${#variants[@]} = 0 ]; then
 	g=$("$gen_sh" default)
-	read -ra variants <<<"$("$gen_sh" get "$g" mutants) $("$gen_sh" get "$g" race-mutants)"
+	read -ra variants <<<"$("$gen_sh" get "$g" broken) $("$gen_sh" get "$g" broken-races)"
 fi
-# is_race_port VARIANT: VARIANT is one of its generation's race ports (the "race-mutants" key).
-is_race_port() {
+# is_broken_race VARIANT: VARIANT is one of its generation's broken races (the "broken-races" key).
+is_broken_race() {
 	local v
-	for v in $("$gen_sh" get "$("$gen_sh" of "$1")" race-mutants); do
+	for v in $("$gen_sh" get "$("$gen_sh" of "$1")" broken-races); do
 		[ "$v" = "$1" ] && return 0
 	done
 	return 1
 }
 # Failed runs keep their folders; here failures are the point, so keep them in a private folder that goes away.
-scratch=$(mktemp -d "${TMPDIR:-/tmp}/umlbed-mutants.XXXXXX")
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/umlbed-broken.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 trap 'exit 130' INT TERM
 export TMPDIR=$scratch
@@ -30,11 +30,11 @@ for v in "${variants[@]}"; do
 	make -s -C "$top/uml-kernel/modules" VARIANT="$v" >/dev/null 2>&1 || true
 	out=$("$BUILD/runner/umlbed" run -j "$(nproc)" --kernel "$BUILD/kernel/$v/obj/linux" "$top/scenarios" 2>/dev/null)
 	# Caught means an expectation failed (FAILED): a crash, a timeout or an error of the set-up says nothing about
-	# whether the suite can tell this port is wrong, so those are listed apart and do not count. A race port is the
+	# whether the suite can tell this kernel is wrong, so those are listed apart and do not count. A broken race is the
 	# exception: its bug is a use of freed memory or an unlocked flush, which the forced races turn into a kernel
 	# report (KASAN, lockdep, RCU), and the runner calls a run with a report CRASHED.
 	verdicts='FAILED'
-	is_race_port "$v" && verdicts='FAILED|CRASHED'
+	is_broken_race "$v" && verdicts='FAILED|CRASHED'
 	caught=$(echo "$out" | grep -E "^not ok .* # ($verdicts)\$" | sed -e 's/^not ok [0-9]* - //' -e 's/ # .*//')
 	other=$(echo "$out" | grep '^not ok' | grep -Ev " # ($verdicts)\$" | sed -e 's/^not ok [0-9]* - //')
 	if [ -n "$caught" ]; then
