@@ -9,6 +9,8 @@
 #                    after each one; --resume keeps the results DIR holds of the same mutants (same id and change);
 #                    --scenario judges with those scenario files only (default: every file of scenarios/), for the
 #                    edit loop and for the tool's own test
+#   mutate.pl reasons [--equivalent F]                             every reason names a mutant that exists (its id and
+#                                                                its mutated line, in some generation), or exit 1
 #   mutate.pl report [--gen GEN] [--out DIR] [--threshold F] [--equivalent F] RESULTS.json...
 #                    joins results (shards), writes DIR/report.json and DIR/index.html, and fails (exit 1) when the
 #                    score is below the threshold (tests/mutate/threshold) or when a mutant that was built and not
@@ -50,7 +52,7 @@ my $gen_sh = "$top/uml-kernel/generation.sh";
 my @OPS = qw(rel logic neg ret arith const del swap);
 my %OP_RANK = map { $OPS[$_] => $_ } 0 .. $#OPS;
 
-sub usage { print STDERR "usage: mutate.pl list|run|report [--gen GEN] [--all] [--shard K/N] [--only ID]... [--out DIR] [--timeout S] [RESULTS.json...]\n"; exit 2 }
+sub usage { print STDERR "usage: mutate.pl list|run|reasons|report [--gen GEN] [--all] [--shard K/N] [--only ID]... [--out DIR] [--timeout S] [RESULTS.json...]\n"; exit 2 }
 sub fail { print STDERR "mutate: @_\n"; exit 2 }
 sub note { print STDERR "mutate: @_\n" }
 
@@ -711,6 +713,9 @@ sub cmd_run {
 
 # ---- Reports and the gate ----
 
+# read_reasons(FILE): the reasons by id, each { text, why, where }: ID<TAB>MUTATED<TAB>REASON, MUTATED the mutated line
+# as list prints it. The text ties a reason to its mutant, so a reason cannot move to another mutant when the series'
+# lines shift.
 sub read_reasons {
     my ($f) = @_;
     my %r;
@@ -719,11 +724,46 @@ sub read_reasons {
     for (split /\n/, slurp($f)) {
         $n++;
         next if /^#/ || !/\S/;
-        my ($id, $why) = split /\t/, $_, 2;
-        ($why // '') =~ /\S/ or fail("$f:$n: want ID<TAB>REASON");
-        $r{$id} = $why;
+        my ($id, $text, $why) = split /\t/, $_, 3;
+        ($why // '') =~ /\S/ && $text =~ /\S/ or fail("$f:$n: want ID<TAB>MUTATED LINE<TAB>REASON");
+        fail("$f:$n: $id has a reason already (line $r{$id}{where})") if $r{$id} && $r{$id}{text} eq $text;
+        $r{$id} = { text => $text, why => $why, where => $n } unless $r{$id};
+        push @{ $r{$id}{others} }, { text => $text, why => $why, where => $n } if $r{$id}{where} != $n;
     }
     return \%r;
+}
+
+# reason_for(REASONS, ID, MUTATED): the reason of the mutant ID whose mutated line is MUTATED (list's form), if any.
+sub reason_for {
+    my ($eq, $id, $mutated) = @_;
+    my $r = $eq->{$id} or return;
+    my $text = $mutated =~ s/^\s+//r =~ s/\t/ /gr;
+    for my $c ($r, @{ $r->{others} // [] }) { return $c if $c->{text} eq $text }
+    return;
+}
+
+# reasons: every reason of the equivalent list names a mutant that exists, in some generation, with the line it was
+# written for (id and mutated line); exit 1 naming each one that does not.
+sub cmd_reasons {
+    my ($o) = @_;
+    my $eq = read_reasons($o->{equivalent});
+    my %have;
+    for my $g (split /\s+/, `"$gen_sh" list`) {
+        next unless $g;
+        my ($all) = mutants($g, 1);
+        $have{"$_->{id}\t" . ($_->{mutated} =~ s/^\s+//r =~ s/\t/ /gr)} = 1 for @$all;
+    }
+    my $bad = 0;
+    for my $id (sort keys %$eq) {
+        for my $r ($eq->{$id}, @{ $eq->{$id}{others} // [] }) {
+            next if $have{"$id\t$r->{text}"};
+            print "mutate: $o->{equivalent}:$r->{where}: $id '$r->{text}' is no mutant of any generation\n";
+            $bad = 1;
+        }
+    }
+    printf "mutate: %d reasons, each for a mutant that exists\n", scalar(map { 1 + @{ $_->{others} // [] } } values %$eq)
+        unless $bad;
+    return $bad;
 }
 
 sub html_escape { my $s = shift; $s =~ s/&/&amp;/g; $s =~ s/</&lt;/g; $s =~ s/>/&gt;/g; return $s }
@@ -751,34 +791,55 @@ sub cmd_report {
     keys %gens == 1 or fail('results of several generations: ' . join(' ', sort keys %gens));
     my $eq = read_reasons($o->{equivalent});
     my %c;
-    my @unexplained;
+    my (@unexplained, @stale);
     for my $r (values %by_id) {
-        if ($r->{verdict} ne 'killed' && $eq->{$r->{id}}) { $r->{verdict} = 'equivalent'; $r->{why} = $eq->{$r->{id}} }
+        my $why = reason_for($eq, $r->{id}, $r->{mutated} // '');
+        if ($eq->{$r->{id}} && !$why && $r->{verdict} ne 'killed') {
+            # The id has a reason, but for another line (the series moved, or another generation's line has the id):
+            # it does not explain this mutant.
+            $r->{note} = "the reason at $o->{equivalent}:$eq->{$r->{id}}{where} is for another line, '$eq->{$r->{id}}{text}'";
+        } elsif ($why && $r->{verdict} eq 'killed') {
+            push @stale, "$r->{id}: killed now, its reason at $o->{equivalent}:$why->{where} is stale";
+        } elsif ($why) {
+            $r->{verdict} = 'equivalent';
+            $r->{why} = $why->{why};
+        }
         push @unexplained, $r->{id} if $r->{verdict} eq 'survived' || $r->{verdict} eq 'timeout' || $r->{verdict} eq 'error';
         $c{$r->{verdict}}++;
     }
     # The score counts every mutant that was built: an equivalent one is explained, not killed, so a list of
-    # reasons cannot raise the score, and the threshold bounds how much of the series only has reasons.
+    # reasons cannot raise the score, and the threshold bounds how much of the series only has reasons. The score over
+    # the mutants that are not equivalent is reported beside it.
     my $scored = grep { $_->{verdict} ne 'not built' } values %by_id;
     my $score = $scored ? 100 * ($c{killed} // 0) / $scored : 0;
+    my $nonequiv = $scored - ($c{equivalent} // 0);
+    my $score_ne = $nonequiv ? 100 * ($c{killed} // 0) / $nonequiv : 0;
     my $threshold = 0;
     for (split /\n/, slurp($o->{threshold})) { $threshold = $1 if /^score\s+(\d+(?:\.\d+)?)\s*$/ }
     my $out = $o->{out};
     make_path($out);
     my @res = sort { $a->{file} cmp $b->{file} || $a->{line} <=> $b->{line} || $a->{id} cmp $b->{id} } values %by_id;
     my $doc = { generation => (keys %gens)[0], mutants => scalar @res, counts => \%c, score => sprintf('%.1f', $score),
+                score_non_equivalent => sprintf('%.1f', $score_ne),
                 threshold => $threshold, seconds => $secs, build_seconds => $bsecs, run_seconds => $rsecs,
                 per_hour => $secs > 0 ? floor(@res * 3600 / $secs) : 0, results => \@res };
     spew("$out/report.json", JSON::PP->new->canonical->pretty->encode($doc));
     write_html($o, "$out/index.html", \@res, $doc);
-    printf "mutate: %s: %d mutants: %d killed, %d survived, %d timeout, %d equivalent, %d not built, %d error; score %.1f%% (threshold %s)\n",
+    printf "mutate: %s: %d mutants: %d killed, %d survived, %d timeout, %d equivalent, %d not built, %d error; score %.1f%% (threshold %s), %.1f%% of those not equivalent\n",
         $doc->{generation}, scalar @res, map({ $c{$_} // 0 } 'killed', 'survived', 'timeout', 'equivalent', 'not built', 'error'),
-        $score, $threshold;
+        $score, $threshold, $score_ne;
     printf "mutate: %.0f s (%d per hour): building %.0f s, running %.0f s\n", $secs, $doc->{per_hour}, $bsecs, $rsecs;
     print "mutate: report $out/report.json, $out/index.html\n";
     my $fail = 0;
+    if (@stale) {
+        print "mutate: a reason that does not match its mutant: $_\n" for sort @stale;
+        $fail = 1;
+    }
     if (@unexplained) {
-        print "mutate: not killed and no reason in $o->{equivalent}: $_\n" for sort @unexplained;
+        for my $id (sort @unexplained) {
+            my $note = $by_id{$id}{note};
+            print "mutate: not killed and no reason in $o->{equivalent}: $id" . ($note ? " ($note)" : '') . "\n";
+        }
         $fail = 1;
     }
     if ($score < $threshold) { printf "mutate: score %.2f%% below the threshold %s%%\n", $score, $threshold; $fail = 1 }
@@ -839,6 +900,8 @@ if ($cmd eq 'list') {
     my $tag = $o{shard} ? 'shard-' . ($o{shard} =~ s{/}{-of-}r) : 'all';
     $o{out} //= "$BUILD/mutate/$o{gen}/$tag";
     exit cmd_run(\%o);
+} elsif ($cmd eq 'reasons') {
+    exit cmd_reasons(\%o);
 } elsif ($cmd eq 'report') {
     $o{out} //= "$BUILD/mutate/$o{gen}/report";
     exit cmd_report(\%o, @ARGV);

@@ -75,16 +75,37 @@ check "a survivor without a reason fails the gate" [ $? = 1 ]
 check "... and is named" grep -q 'no reason in .*: c:3:rel:1' "$T/out"
 check "the JSON report is written" jqt '.counts.killed == 2 and .counts.survived == 1' "$T/report/report.json"
 check "the HTML report shows the survivor at its line" grep -q 'survived c:3:rel:1' "$T/report/index.html"
-printf 'c:3:rel:1\tthe test says so\n' >>"$T/equivalent"
+# A reason names its mutant's line too: one written for another line does not explain the mutant.
+printf 'c:3:rel:1\ta >= b\tthe test says so, of another line\n' >>"$T/equivalent"
+report "$T/r1.json"
+check "a reason for the id but another line leaves the survivor unexplained" [ $? = 1 ]
+check "... and says which line the reason is for" grep -q "no reason in .*: c:3:rel:1 (the reason at .* is for another line, 'a >= b')" "$T/out"
+printf '# test\nc:3:rel:1\ta <= b\tthe test says so\n' >"$T/equivalent"
 report "$T/r1.json"
 check "with its reason listed, the gate passes" [ $? = 0 ]
 check "... and the mutant counts as equivalent, which is not a kill" jqt '.counts.equivalent == 1 and .score == "66.7"' \
 	"$T/report/report.json"
+check "... and the score over the mutants that are not equivalent is reported beside it" \
+	jqt '.score_non_equivalent == "100.0"' "$T/report/report.json"
 results "$T/r2.json" a:1:rel:1 killed b:2:rel:1 timeout c:3:rel:1 survived
-printf 'b:2:rel:1\ta timeout the test explains\n' >>"$T/equivalent"
+printf 'b:2:rel:1\ta <= b\ta timeout the test explains\n' >>"$T/equivalent"
 report "$T/r2.json"
 check "a score below the threshold fails the gate" [ $? = 1 ]
 check "... and says so" grep -q 'below the threshold' "$T/out"
+# The project's own reasons: each names a mutant of some generation, with the line it was written for.
+"$mutate" reasons >"$T/reasons.out" 2>&1
+check "every reason in tests/mutate/equivalent names a mutant that exists, with its line" [ $? = 0 ]
+diag "$T/reasons.out"
+{ cat "$top/tests/mutate/equivalent"; printf 'mm/memory.c:1:rel:1\tno such line\tplanted\n'; } >"$T/eq-planted"
+"$mutate" reasons --equivalent "$T/eq-planted" >"$T/reasons.out" 2>&1
+check "a planted reason for a mutant that does not exist fails it (exit 1)" [ $? = 1 ]
+check "... naming its file and line" grep -q "eq-planted:[0-9]*: mm/memory.c:1:rel:1 'no such line' is no mutant" \
+	"$T/reasons.out"
+# A reason whose mutant is killed now is stale: the gate names it.
+results "$T/r5.json" a:1:rel:1 killed b:2:rel:1 timeout c:3:rel:1 killed
+report "$T/r5.json"
+check "a reason of a mutant that is killed now fails the gate" [ $? = 1 ]
+check "... naming it" grep -q 'does not match its mutant: c:3:rel:1: killed now' "$T/out"
 printf 'score 0\n' >"$T/threshold"
 results "$T/r3.json" a:1:rel:1 killed b:2:rel:1 dunno
 report "$T/r3.json"
