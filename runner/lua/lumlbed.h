@@ -98,6 +98,12 @@ int umb_conv_states(lua_State *L, int base, int n, lua_Integer arg);
 /* Object constructors, and checks (the vm's and the proc's are in check.c). */
 void umb_lua_push_vm(lua_State *L, umb_run_vm *svm);
 umb_run_vm *umb_lua_check_vm(lua_State *L, int idx); /* Raises if the vm was closed. */
+/* How many differing keys or pages a failed expectation lists before "...". */
+#define UMB_LUA_SHOW_LINES 16
+/* Deep equality of two values (show.c): tables are equal when every key has equal values in both. */
+int umb_lua_deep_equal(lua_State *L, int a, int b, int depth);
+/* Pushes "what: expected X, seen Y" for two values that differ, with a per-key diff for tables (show.c). */
+void umb_lua_push_mismatch(lua_State *L, int e, int s, const char *what);
 void umb_lua_push_proc(lua_State *L, int vmidx, umb_run_vm *svm, uint64_t pid);
 umb_lproc *umb_lua_check_proc(lua_State *L, int idx);
 umb_lmap *umb_lua_push_map(lua_State *L, int procidx, int fileidx);
