@@ -1,5 +1,4 @@
-/* show.c: how a failed expectation shows its values: strings quoted and escaped, tables with their contents, and a
- * diff of what was expected against what was seen. */
+/* show.c: how a failed expectation shows its values: quoted strings, tables, the diff of expected against seen. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
