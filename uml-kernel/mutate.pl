@@ -471,8 +471,11 @@ sub crashed_hang {
 
 # judge(R, FILES, KILLS, ...): runs FILES on the mutant's kernel until one kills it. The files that killed earlier
 # mutants run first, one at a time (most mutants die there); the rest run together in one runner, stopped at its
-# first failure. A FAILED or CRASHED run kills only when its file, run again alone at -j 1, fails again; a run that
-# timed out ends the judging as "timeout", which is not a kill.
+# first failure. A FAILED or CRASHED run kills only when its file, run again alone at -j 1, fails again. A run that
+# timed out is a hang, and a hang confirmed the same way (its file alone times out again) kills too, as PIT counts
+# TIMED_OUT as detected; an unconfirmed one is noted and the judging goes on. When a stage stopped early at a
+# failure that was not confirmed, the stage runs again whole and every failure of that run is confirmed in turn.
+# A mutant no run killed is "timeout" when a run of it timed out, else "survived".
 sub judge {
     my ($r, $files, $kills, $kernel, $timeout, $out, $log, $names) = @_;
     my @first = grep { $kills->{$_} } @$files;
@@ -482,36 +485,56 @@ sub judge {
     my @stages = ((map { [$_] } @first), @rest ? (\@rest) : ());
     $r->{verdict} = 'survived';
     $r->{runs} = 0;
+    my (@hung, @unconfirmed);
+    # confirmed(RUNS): the first of RUNS whose file, run again alone, fails or hangs again; records the kill.
+    my $confirmed = sub {
+        my ($runs) = @_;
+        for my $k (@$runs) {
+            my $sf = $k->{file} or next;
+            local $ENV{JOBS} = 1;
+            my $again = run_files($kernel, "$out/confirm.json", $timeout, $log, $sf) // [];
+            my $hang = $k->{verdict} eq 'TIMEOUT' && !$k->{report};
+            my @c = grep {
+                $_->{name} eq $k->{name}
+                    && ($_->{verdict} =~ /^(FAILED|CRASHED)$/ || crashed_hang($_) || ($hang && $_->{verdict} eq 'TIMEOUT'))
+            } @$again;
+            if (!@c) {
+                push @unconfirmed, $k->{name};
+                next;
+            }
+            $r->{verdict} = 'killed';
+            $r->{killed_by} = [map { { name => $_->{name}, verdict => $_->{verdict},
+                                       file => ($sf =~ s{^\Q$top/\E}{}r) } } @c];
+            $r->{detected} = 'hang' if $hang;
+            $kills->{$sf}++;
+            return 1;
+        }
+        return 0;
+    };
     for my $stage (@stages) {
         my $res = run_stream($kernel, $timeout, $log, $names, @$stage);
         $r->{runs} += @$res;
         # A run that hung after a kernel report (a WARNING, lockdep, BUG, KASAN) is a crash: the kernel said what
         # went wrong before it stopped answering.
-        my @k = grep { $_->{verdict} eq 'FAILED' || $_->{verdict} eq 'CRASHED' || $_->{report} } @$res;
-        for my $k (@k) {
-            my $sf = $k->{file} or next;
-            local $ENV{JOBS} = 1;
-            my $again = run_files($kernel, "$out/confirm.json", $timeout, $log, $sf) // [];
-            my @c = grep { $_->{name} eq $k->{name} && ($_->{verdict} =~ /^(FAILED|CRASHED)$/ || crashed_hang($_)) }
-                @$again;
-            next unless @c;
-            $r->{verdict} = 'killed';
-            $r->{killed_by} = [map { { name => $_->{name}, verdict => $_->{verdict},
-                                       file => ($sf =~ s{^\Q$top/\E}{}r) } } @c];
-            $kills->{$sf}++;
-            return;
-        }
-        if (grep { $_->{verdict} eq 'TIMEOUT' && !$_->{report} } @$res) {
-            $r->{verdict} = 'timeout';
-            $r->{why} = 'a run timed out: ' . join(', ', map { $_->{name} } grep { $_->{verdict} eq 'TIMEOUT' } @$res);
-            return;
-        }
-        if (@k) {
-            # A failure that did not fail again alone stopped this stage early: run the stage whole.
-            my $all = run_files($kernel, "$out/mutant.json", $timeout, $log, @$stage) // [];
-            $r->{runs} += @$all;
-            $r->{unconfirmed} = [map { $_->{name} } @k];
-        }
+        my @k = grep { $_->{verdict} =~ /^(FAILED|CRASHED|TIMEOUT)$/ || $_->{report} } @$res;
+        push @hung, map { $_->{name} } grep { $_->{verdict} eq 'TIMEOUT' } @$res;
+        return if $confirmed->(\@k);
+        next unless @k;
+        # The stream stopped at a failure that did not fail again alone: the stage again, whole, and every failure
+        # of that run read and confirmed.
+        my $all = run_files($kernel, "$out/mutant.json", $timeout, $log, @$stage) // [];
+        $r->{runs} += @$all;
+        my @again = map { { name => $_->{name}, verdict => $_->{verdict}, file => $names->{$_->{name}} // '',
+                            report => crashed_hang($_) } }
+            grep { $_->{verdict} =~ /^(FAILED|CRASHED|TIMEOUT)$/ } @$all;
+        push @hung, map { $_->{name} } grep { $_->{verdict} eq 'TIMEOUT' } @again;
+        return if $confirmed->(\@again);
+    }
+    $r->{unconfirmed} = [@unconfirmed] if @unconfirmed;
+    if (@hung) {
+        my %seen;
+        $r->{verdict} = 'timeout';
+        $r->{why} = 'a run timed out, and did not time out again alone: ' . join(', ', grep { !$seen{$_}++ } @hung);
     }
 }
 

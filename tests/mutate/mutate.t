@@ -4,10 +4,11 @@
 # The mutants are checked against the series itself: each one's line is a line a patch adds, and changed. The gate
 # is checked on results files written here: a survivor without a reason fails it, and so does a score below the
 # threshold (60 % here: one kill of three, the others explained, is below it); a reason passes it. A SIGTERM while a
-# mutant is in the tree puts the original back. The sharded run judges three mutants of the default generation's
-# full variant (its own tree under BUILD/mutate/), once whole and once in three shards, with a kbuild that builds
-# nothing (UMLBED_MUTATE_KBUILD) and one quick scenario (--scenario): the driver is under test here, and the
-# mutants' kernels and the suite's power are make mutate's.
+# mutant is in the tree puts the original back; a mutant whose run hangs, and hangs again alone, is detected. The
+# sharded run judges three mutants of the default generation's full variant (its own tree under BUILD/mutate/),
+# once whole and once in three shards, with a kbuild that builds nothing (UMLBED_MUTATE_KBUILD) and one quick
+# scenario (--scenario): the driver is under test here, and the mutants' kernels and the suite's power are make
+# mutate's.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${UMLBED_BUILD:-${BUILD:-$top/build}}
@@ -145,6 +146,15 @@ else
 		--out "$T/nobuild" >"$T/nobuild.out" 2>&1
 	check "a kbuild that fails makes the mutant 'not built'" \
 		jqt '[.results[].verdict] == ["not built"]' "$T/nobuild/results.json"
+	# A mutant that hangs: its kbuild stand-in leaves the mark that makes the judging scenario loop until the
+	# timeout. The unmutated kernel's run comes before any kbuild, without the mark, and must pass (else exit 2).
+	mark=$T/hang-mark
+	MUTATE_T_MARK=$mark UMLBED_MUTATE_KBUILD="touch $mark" "$mutate" run --only "${ids[0]}" --timeout 2 \
+		--scenario "$top/tests/mutate/scenarios/hang-when-marked.lua" --out "$T/hang" >"$T/hang.out" 2>&1
+	check "a run of a mutant that hangs ends (exit $?)" [ -f "$T/hang/results.json" ]
+	check "... and the hang, timed out again alone, is detected: killed, as a hang" \
+		jqt '[.results[] | .verdict, .detected] == ["killed", "hang"]' "$T/hang/results.json"
+	jq -c '.results[]' "$T/hang/results.json" 2>/dev/null | diag
 
 	# SIGTERM while a mutant is in the tree: the build is ended first, the original is put back with a new time.
 	id=${ids[0]}

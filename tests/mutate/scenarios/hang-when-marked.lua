@@ -1,0 +1,14 @@
+-- hang-when-marked.lua: mutate.t's stand-in for a mutant that hangs: ok, but once MUTATE_T_MARK names a file that exists, a loop that only the timeout ends.
+return {
+  name = "mutate.t: a hang once the mark exists",
+  run = function(t)
+    local mark = os.getenv("MUTATE_T_MARK")
+    local f = mark and io.open(mark, "r")
+    if not f then
+      t:expect(true, "no mark: the unmutated kernel's run")
+      return
+    end
+    f:close()
+    while true do end
+  end,
+}
