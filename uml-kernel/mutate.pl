@@ -9,6 +9,7 @@
 #                    after each one; --resume keeps the results DIR holds of the same mutants (same id and change);
 #                    --scenario judges with those scenario files only (default: every file of scenarios/), for the
 #                    edit loop and for the tool's own test
+#   mutate.pl tce OBJECT OBJECT                                  exit 0 when the two have the same code (debug aside)
 #   mutate.pl reasons [--equivalent F]                             every reason names a mutant that exists (its id and
 #                                                                its mutated line, in some generation), or exit 1
 #   mutate.pl report [--gen GEN] [--out DIR] [--threshold F] [--equivalent F] RESULTS.json...
@@ -37,6 +38,7 @@
 use strict;
 use warnings;
 use Cwd qw(abs_path);
+use Digest::SHA;
 use File::Basename qw(dirname);
 use File::Path qw(make_path remove_tree);
 use File::Temp qw(tempdir);
@@ -52,7 +54,7 @@ my $gen_sh = "$top/uml-kernel/generation.sh";
 my @OPS = qw(rel logic neg ret arith const del swap);
 my %OP_RANK = map { $OPS[$_] => $_ } 0 .. $#OPS;
 
-sub usage { print STDERR "usage: mutate.pl list|run|reasons|report [--gen GEN] [--all] [--shard K/N] [--only ID]... [--out DIR] [--timeout S] [RESULTS.json...]\n"; exit 2 }
+sub usage { print STDERR "usage: mutate.pl list|run|tce|reasons|report [--gen GEN] [--all] [--shard K/N] [--only ID]... [--out DIR] [--timeout S] [RESULTS.json...]\n"; exit 2 }
 sub fail { print STDERR "mutate: @_\n"; exit 2 }
 sub note { print STDERR "mutate: @_\n" }
 
@@ -469,6 +471,20 @@ sub crashed_hang {
         && ($run->{diag} // '') =~ /console at the timeout \((kernel \w+|lockdep report)/;
 }
 
+# tce_code(OBJECT): the hash of an object file's code, its debug sections left out (Trivial Compiler Equivalence:
+# two mutants whose objects have the same code behave the same). Without them, because gcc's line table holds
+# columns: a mutant that only moves tokens on its line changes the debug info, not the code. undef when there is no
+# object or objcopy cannot read it.
+sub tce_code {
+    my ($obj) = @_;
+    return undef unless -f $obj;
+    my $tmp = "$obj.tce-stripped";
+    my $ok = system('objcopy', '--strip-debug', $obj, $tmp) == 0;
+    my $h = $ok ? Digest::SHA->new(256)->addfile($tmp)->hexdigest : undef;
+    unlink $tmp;
+    return $h;
+}
+
 # judge(R, FILES, KILLS, ...): runs FILES on the mutant's kernel until one kills it. The files that killed earlier
 # mutants run first, one at a time (most mutants die there); the rest run together in one runner, stopped at its
 # first failure. A FAILED or CRASHED run kills only when its file, run again alone at -j 1, fails again. A run that
@@ -653,6 +669,15 @@ sub cmd_run {
         $prev{$_} = $old->{$_} // 0 for qw(seconds build_seconds run_seconds);
     }
 
+    # Trivial Compiler Equivalence, where kbuild builds each mutant (not with a stand-in): the code of each mutated
+    # file's object as the unmutated build left it, and of each mutant built so far. A mutant with the original's
+    # code is equivalent, one with an earlier mutant's code a duplicate of it, without a run.
+    my (%orig_code, %code_of);
+    my $object = sub { "$vdir/obj/" . ($_[0] =~ s/\.c$/.o/r) };
+    if (!$stand_in) {
+        $orig_code{$_->{file}} //= tce_code($object->($_->{file})) for @list;
+    }
+
     # Each mutant's line is found in the mutate tree through the map from the series-applied file.
     my %maps;
     my %kills;    # kills per scenario file: the likeliest killers run first
@@ -685,11 +710,20 @@ sub cmd_run {
         my $built = sh($log, @kmake) == 0;
         $r{build_s} = sprintf('%.2f', time - $b0);
         $tb += time - $b0;
+        my $code = $built && !$stand_in ? tce_code($object->($mu->{file})) : undef;
         restore();
         if (!$built) {
             $r{verdict} = 'not built';
             $r{why} = 'does not compile';
+        } elsif (defined $code && defined $orig_code{$mu->{file}} && $code eq $orig_code{$mu->{file}}) {
+            $r{verdict} = 'equivalent';
+            $r{why} = 'TCE: its object code is the unmutated one\'s';
+        } elsif (defined $code && $code_of{$mu->{file}}{$code}) {
+            $r{verdict} = 'duplicate';
+            $r{of} = $code_of{$mu->{file}}{$code};
+            $r{why} = "TCE: its object code is $r{of}'s";
         } else {
+            $code_of{$mu->{file}}{$code} = $mu->{id} if defined $code;
             my $r0 = time;
             my @files = @scen;
             if ($reach && $mu->{function} && $reach->{$mu->{function}}) {
@@ -806,7 +840,8 @@ sub cmd_report {
         ($d->{mutants_total} // -1) == $total or fail("$in: of another mutant set ($d->{mutants_total} mutants, not $total)");
         $secs += $d->{seconds}; $bsecs += $d->{build_seconds}; $rsecs += $d->{run_seconds};
         for my $r (@{ $d->{results} }) {
-            $r->{verdict} =~ /^(killed|survived|timeout|not built|error)$/ or fail("$in: $r->{id}: unknown verdict '$r->{verdict}'");
+            $r->{verdict} =~ /^(killed|survived|timeout|equivalent|duplicate|not built|error)$/
+                or fail("$in: $r->{id}: unknown verdict '$r->{verdict}'");
             fail("$in: $r->{id} is in two results") if $by_id{$r->{id}};
             $by_id{$r->{id}} = $r;
         }
@@ -823,7 +858,8 @@ sub cmd_report {
             $r->{note} = "the reason at $o->{equivalent}:$eq->{$r->{id}}{where} is for another line, '$eq->{$r->{id}}{text}'";
         } elsif ($why && $r->{verdict} eq 'killed') {
             push @stale, "$r->{id}: killed now, its reason at $o->{equivalent}:$why->{where} is stale";
-        } elsif ($why) {
+        } elsif ($why && $r->{verdict} =~ /^(survived|timeout|error)$/) {
+            # A reason explains a mutant that was run and not killed; TCE's verdicts stand on their own.
             $r->{verdict} = 'equivalent';
             $r->{why} = $why->{why};
         }
@@ -833,7 +869,8 @@ sub cmd_report {
     # The score counts every mutant that was built: an equivalent one is explained, not killed, so a list of
     # reasons cannot raise the score, and the threshold bounds how much of the series only has reasons. The score over
     # the mutants that are not equivalent is reported beside it.
-    my $scored = grep { $_->{verdict} ne 'not built' } values %by_id;
+    # A duplicate (TCE: the code of another mutant) is one mutant counted twice: it is left out, as one not built.
+    my $scored = grep { $_->{verdict} ne 'not built' && $_->{verdict} ne 'duplicate' } values %by_id;
     my $score = $scored ? 100 * ($c{killed} // 0) / $scored : 0;
     my $nonequiv = $scored - ($c{equivalent} // 0);
     my $score_ne = $nonequiv ? 100 * ($c{killed} // 0) / $nonequiv : 0;
@@ -848,9 +885,10 @@ sub cmd_report {
                 per_hour => $secs > 0 ? floor(@res * 3600 / $secs) : 0, results => \@res };
     spew("$out/report.json", JSON::PP->new->canonical->pretty->encode($doc));
     write_html($o, "$out/index.html", \@res, $doc);
-    printf "mutate: %s: %d mutants: %d killed, %d survived, %d timeout, %d equivalent, %d not built, %d error; score %.1f%% (threshold %s), %.1f%% of those not equivalent\n",
-        $doc->{generation}, scalar @res, map({ $c{$_} // 0 } 'killed', 'survived', 'timeout', 'equivalent', 'not built', 'error'),
-        $score, $threshold, $score_ne;
+    printf "mutate: %s: %d mutants: %d killed, %d survived, %d timeout, %d equivalent (%d by TCE), %d duplicate, %d not built, %d error; score %.1f%% (threshold %s), %.1f%% of those not equivalent\n",
+        $doc->{generation}, scalar @res, map({ $c{$_} // 0 } 'killed', 'survived', 'timeout', 'equivalent'),
+        scalar(grep { ($_->{why} // '') =~ /^TCE:/ && $_->{verdict} eq 'equivalent' } @res),
+        map({ $c{$_} // 0 } 'duplicate', 'not built', 'error'), $score, $threshold, $score_ne;
     printf "mutate: %.0f s (%d per hour): building %.0f s, running %.0f s\n", $secs, $doc->{per_hour}, $bsecs, $rsecs;
     print "mutate: report $out/report.json, $out/index.html\n";
     my $fail = 0;
@@ -923,6 +961,12 @@ if ($cmd eq 'list') {
     my $tag = $o{shard} ? 'shard-' . ($o{shard} =~ s{/}{-of-}r) : 'all';
     $o{out} //= "$BUILD/mutate/$o{gen}/$tag";
     exit cmd_run(\%o);
+} elsif ($cmd eq 'tce') {
+    # tce OBJECT OBJECT: exit 0 when the two objects have the same code (their debug sections aside), 1 when not.
+    @ARGV == 2 or usage();
+    my ($x, $y) = map { tce_code($_) // fail("$_: not an object objcopy reads") } @ARGV;
+    print $x eq $y ? "same code\n" : "different code\n";
+    exit($x eq $y ? 0 : 1);
 } elsif ($cmd eq 'reasons') {
     exit cmd_reasons(\%o);
 } elsif ($cmd eq 'report') {

@@ -107,7 +107,22 @@ results "$T/r5.json" a:1:rel:1 killed b:2:rel:1 timeout c:3:rel:1 killed
 report "$T/r5.json"
 check "a reason of a mutant that is killed now fails the gate" [ $? = 1 ]
 check "... naming it" grep -q 'does not match its mutant: c:3:rel:1: killed now' "$T/out"
+# Trivial Compiler Equivalence: the same code with other columns (gcc's line table holds them) is the same code;
+# another operator is not. The probe: the two objects of the same code differ as files.
+printf 'int f(int a, int b) { return a < b ? a : b; }\n' >"$T/tce-a.c"
+printf 'int f(int a,int b){return a<b?a:b;}\n' >"$T/tce-b.c"
+printf 'int f(int a, int b) { return a > b ? a : b; }\n' >"$T/tce-c.c"
+for x in a b c; do gcc -O2 -g -c -o "$T/tce-$x.o" "$T/tce-$x.c"; done
+check "TCE's probe: the same code in other columns gives objects that differ as files" not cmp -s "$T/tce-a.o" "$T/tce-b.o"
+check "TCE: those objects have the same code" "$mutate" tce "$T/tce-a.o" "$T/tce-b.o"
+check "TCE: another operator's object has other code (exit 1)" eval '"$mutate" tce "$T/tce-a.o" "$T/tce-c.o"; [ $? = 1 ]'
 printf 'score 0\n' >"$T/threshold"
+# A TCE verdict needs no reason; a duplicate is left out of the score, as a mutant not built.
+results "$T/r6.json" a:1:rel:1 killed b:2:rel:1 equivalent c:3:rel:1 duplicate
+report "$T/r6.json"
+check "a TCE-equivalent mutant needs no reason, and the gate passes" [ $? = 0 ]
+check "... and a duplicate is left out of the score (1 killed of 2)" \
+	jqt '.counts.duplicate == 1 and .score == "50.0"' "$T/report/report.json"
 results "$T/r3.json" a:1:rel:1 killed b:2:rel:1 dunno
 report "$T/r3.json"
 check "an unknown verdict is exit 2" [ $? = 2 ]
