@@ -62,8 +62,11 @@ suite() {
 }
 suite "ok ok" "${k0}x"
 check "a report of another key is not reused: the runner ran (the probe of the checks below)" grep -q 'the runner ran' "$T/out"
+check "... and BUILD/scenarios/suite.log says so, with both keys" \
+	grep -qx "full: ran the whole suite (key $k0; make's: ${k0}x)" "$B/scenarios/suite.log"
 suite "ok ok" "$k0"
 check "a passed run of the same key is reused: no runner ran" not grep -q 'the runner ran' "$T/out"
+check "... and suite.log says so" grep -qx "full: reused $B/scenarios/$g.json (key $k0)" "$B/scenarios/suite.log"
 check "... each of its results is an ok line that says so" \
 	[ "$(grep -c "^ok [12] - scenario ok \\\\# hash # reused from make's run of the same key$" "$T/out")" = 2 ]
 check "... and the plan counts them" grep -qx '1\.\.2' "$T/out"

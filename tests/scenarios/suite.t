@@ -28,6 +28,7 @@ if [ ! -x "$UMLBED" ] || [ ${#variants[@]} = 0 ]; then
 	exit 0
 fi
 
+mkdir -p "$BUILD/scenarios"
 T=$(mktemp -d "${TMPDIR:-/tmp}/umlbed-suite.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 trap 'exit 130' INT TERM
@@ -60,10 +61,15 @@ for v in "${variants[@]}"; do
 	# scenarios, so its results are reused instead of running it again, each result saying so.
 	g=$("$gen_sh" of "$v")
 	report=$BUILD/scenarios/$g.json
+	# Whether the report was reused, and why not, goes to BUILD/scenarios/suite.log too: prove's output does not
+	# show this file's comments, and the clean room copies the build folder's logs out.
+	key=
+	[ -z "${whole[$v]:-}" ] || key=$(BUILD=$BUILD "$top/scripts/scenario-key.sh" "$v")
 	if [ -n "${whole[$v]:-}" ] && [ -f "$report" ] && [ -f "$BUILD/scenarios/$g.key" ] &&
-		[ "$(cat "$BUILD/scenarios/$g.key")" = "$(BUILD=$BUILD "$top/scripts/scenario-key.sh" "$v")" ] &&
+		[ "$(cat "$BUILD/scenarios/$g.key")" = "$key" ] &&
 		jq -e --arg v "$v" '.variant == $v and (.results | length) > 0 and
 			([.results[].verdict] | all(. == "ok")) and .summary.ok == (.results | length)' "$report" >/dev/null 2>&1; then
+		echo "$v: reused $report (key $key)" >>"$BUILD/scenarios/suite.log"
 		echo "# variant $v: $kernel: make's run of the whole suite, reused: its key is this run's ($report)"
 		while IFS= read -r name; do
 			n=$((n + 1))
@@ -71,6 +77,10 @@ for v in "${variants[@]}"; do
 			echo "ok $n - ${name//#/\\#} # reused from make's run of the same key"
 		done < <(jq -r '.results[].name' "$report")
 		continue
+	fi
+	if [ -n "${whole[$v]:-}" ]; then
+		echo "$v: ran the whole suite (key $key; make's: $(cat "$BUILD/scenarios/$g.key" 2>/dev/null || echo none))" \
+			>>"$BUILD/scenarios/suite.log"
 	fi
 	echo "# variant $v: $kernel (${files[*]##*/})"
 	# The runner's own version line and plan go; its test lines are numbered on from n. awk records how many it
