@@ -23,7 +23,8 @@
 --                   once the page cache is empty (added by "mm: fix fault vs invalidate race for linear mappings",
 --                   Linux 2.6.23, for exactly these copies).
 --   punch-fault     a shared mapper Z of a tmpfs file writes page 1 and parks in its fault before the PTE is set,
---                   holding the page; W punches a hole over page 1, which waits for that page. Z goes on and maps
+--                   holding the page; W punches a hole over pages 1 and 2, which waits for page 1 once it has
+--                   unmapped page 2 from another mapper Y (the probe that the punch began). Z goes on and maps
 --                   the page; the punch must unmap it before the page leaves the file, so that Z and the file agree
 --                   on page 1 afterwards (a hole, or Z's write on a new page if its store came after the punch).
 --                   Hole punching once removed such a page still mapped
@@ -102,11 +103,17 @@ return {
       -- own faults for the verb first (see drop-fault).
       assert(mz:poke(0, "o"))
       local ps = vm.pagesize
+      -- Y maps page 2, which the punch unmaps first: once Y has lost it, the punch has begun, and settled after
+      -- that, it waits for page 1 (a settle before W ran its punch would prove nothing).
+      local Y = assert(vm:spawn())
+      local my = assert(Y:mmap(path, { length = size, mode = "shared", prot = "rw" }))
+      assert(my:poke(2 * ps, "o"))
+      t:require(assert(my:pages()):sub(3, 3) == "F", "Y has page 2 mapped (the probe of the punch's start)")
       local h <close> = assert(points.arm(vm, "fault_before_pte", { hit = 1, proc = Z }))
       local fz = t:go(function() return mz:poke(ps, "w") end)
       assert(h:wait())
-      local pu = t:go(function() return W:punch(path, ps, ps) end)
-      assert(points.settle(ctl))
+      local pu = t:go(function() return W:punch(path, ps, 2 * ps) end)
+      repeat assert(points.settle(ctl)) until pu.done or assert(my:pages()):sub(3, 3) == "-"
       t:expect(not pu.done, "the punch waits for page 1, whose fault is parked holding it")
       assert(h:release())
       t:assert_true(fz:wait(), "Z's write retired")
@@ -120,6 +127,7 @@ return {
         "the file's page 1 is a hole, or a new page with Z's write after the punch (seen %q...)", file1:sub(1, 8))
       t:eq(file1, mz:peek(ps, ps), "Z's page 1 is the file's page 1, not a page the punch removed")
       t:eq(("o"):rep(ps), mz:peek(0, ps), "Z's page 0 is untouched")
+      t:eq(("\0"):rep(ps), my:peek(2 * ps, ps), "Y's page 2 is the hole the punch made")
       return
     end
 
