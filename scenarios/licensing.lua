@@ -8,16 +8,18 @@
 -- both. The test modules call the function once at load time on path=, offset=, length=.
 --
 -- The expected export comes from the variant's definition, never from the kernel under test:
--- uml-kernel/variants/VARIANT lists the patches the kernel is built from, and the last line of
--- them that adds an EXPORT_SYMBOL*(invalidate_mmap_range) is the export it must have (0001
--- adds EXPORT_SYMBOL_GPL, 0003 turns it into EXPORT_SYMBOL). So a full build that silently
--- lost 0003 fails here, where reading the build's own Module.symvers would only have
--- confirmed that the kernel agrees with itself. A kernel that is not a known variant
+-- the variant's stack (its generation's base, with uml-kernel/variants/VARIANT's drops and adds)
+-- lists the patches the kernel is built from, and the last of them that adds an
+-- EXPORT_SYMBOL*(invalidate_mmap_range) gives the export it must have (0001 adds
+-- EXPORT_SYMBOL_GPL, 0003 turns it into EXPORT_SYMBOL; gpl-only drops 0003). So a full build
+-- that silently lost 0003 fails here, where reading the build's own Module.symvers would only
+-- have confirmed that the kernel agrees with itself. A kernel that is not a known variant
 -- (--kernel PATH outside BUILD/kernel/NAME/obj/linux) has no definition: SKIP.
 --
 -- The modules are tools, not the oracle (bed.test_modules finds those built for the running binary).
 -- Fault counts: exact, clean read refaults, one per zapped page.
 local bed = require "umlbed.bed"
+local generation = require "umlbed.generation"
 
 local NPAGES = 4
 
@@ -32,30 +34,28 @@ end
 -- The repository root: the folder above the scenario file's (scenarios/), as the runner loaded it (t.file).
 local function repo_root(t) return (t.file:match("^(.*)/[^/]+$") or ".") .. "/.." end
 
--- The export the variant's definition gives invalidate_mmap_range(), and the patch that gives it:
--- the last added EXPORT_SYMBOL*(invalidate_mmap_range) line of the patches the variant file lists, in order.
+-- The export the variant's definition gives invalidate_mmap_range(), and the patch that gives it: the last added
+-- EXPORT_SYMBOL*(invalidate_mmap_range) line of the patches of its stack, in order (umlbed.generation composes the
+-- stack from the variant file as uml-kernel/generation.sh does). nil and why when it is built without modules.
 local function defined_export(ROOT, variant)
-  local def = slurp(ROOT .. "/uml-kernel/variants/" .. variant)
-  if not def then return nil, "no definition uml-kernel/variants/" .. variant .. " (not a known variant)" end
-  local export, by
-  for line in def:gmatch("[^\n]+") do
-    local frag = line:match("^%s*config%s+(%S+)%s*$")
-    if frag then
-      -- A variant built without modules (the coverage variant: UML's gcov excludes them) has nothing to load.
-      local text = slurp(ROOT .. "/uml-kernel/config/" .. frag) or ""
-      if text:match("\n# CONFIG_MODULES is not set") or text:match("^# CONFIG_MODULES is not set") then
-        return nil, "variant " .. variant .. " is built without modules (uml-kernel/config/" .. frag .. ")"
-      end
-    elseif not line:match("^%s*#") and not line:match("^%s*generation%s") and line:match("%S") then
-      local path = line:match("^%s*(.-)%s*$")
-      local patch = slurp(ROOT .. "/" .. path)
-      if not patch then error("uml-kernel/variants/" .. variant .. " lists " .. path .. ", which is missing", 0) end
-      for e in patch:gmatch("\n%+(EXPORT_SYMBOL[%w_]*)%(invalidate_mmap_range%)") do
-        export, by = e, path
-      end
+  local def, err = generation.variant(ROOT, variant)
+  if not def then return nil, err end
+  for _, frag in ipairs(def.configs) do
+    -- A variant built without modules (the coverage variant: UML's gcov excludes them) has nothing to load.
+    local text = slurp(ROOT .. "/uml-kernel/config/" .. frag) or ""
+    if text:match("\n# CONFIG_MODULES is not set") or text:match("^# CONFIG_MODULES is not set") then
+      return nil, "variant " .. variant .. " is built without modules (uml-kernel/config/" .. frag .. ")"
     end
   end
-  if not export then error("no patch of uml-kernel/variants/" .. variant .. " exports invalidate_mmap_range", 0) end
+  local export, by
+  for _, path in ipairs(def.patches) do
+    local patch = slurp(ROOT .. "/" .. path)
+    if not patch then error("the stack of variant " .. variant .. " has " .. path .. ", which is missing", 0) end
+    for e in patch:gmatch("\n%+(EXPORT_SYMBOL[%w_]*)%(invalidate_mmap_range%)") do
+      export, by = e, path
+    end
+  end
+  if not export then error("no patch of variant " .. variant .. "'s stack exports invalidate_mmap_range", 0) end
   return export, by
 end
 

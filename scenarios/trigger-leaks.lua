@@ -12,6 +12,7 @@
 -- first bytes). The variant's definition says whether the kernel has kmemleak (a "config leaks.config" line):
 -- where it does, its absence is a failure; elsewhere a SKIP.
 local bed = require "umlbed.bed"
+local generation = require "umlbed.generation"
 
 local KMEMLEAK = "/sys/kernel/debug/kmemleak"
 local TRIGGER = "/sys/kernel/mm/invalidate_mmap_range/trigger"
@@ -22,11 +23,12 @@ local function repo_root(t) return (t.file:match("^(.*)/[^/]+$") or ".") .. "/..
 
 -- Whether the variant's definition merges leaks.config, or nil and why.
 local function defines_kmemleak(root, variant)
-  local fh = io.open(root .. "/uml-kernel/variants/" .. variant, "r")
-  if not fh then return nil, "no definition uml-kernel/variants/" .. variant .. " (not a known variant)" end
-  local text = fh:read("a")
-  fh:close()
-  return text:find("\nconfig%s+leaks%.config%s*\n") ~= nil
+  local def, err = generation.variant(root, variant)
+  if not def then return nil, err end
+  for _, frag in ipairs(def.configs) do
+    if frag == "leaks.config" then return true end
+  end
+  return false
 end
 
 -- The reported objects of a kmemleak report: { {head = "unreferenced object ...", trace = "..."} }.

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Builds one patched UML kernel variant out of tree, incrementally: build.sh VARIANT.
 #
-# A variant file lists its patches, its kernel generation in a line "generation GEN" (without one: the default
-# generation), and any extra config fragments of uml-kernel/config/ in lines "config NAME.config", merged last
-# (they win). What a generation is comes from its file, uml-kernel/generations/GEN (the Debian source package and
+# A variant file says how it differs from its generation's base stack (the generation's "stack" key: the UML fixes,
+# the series and the schedule points, each folder in its "series" file's order): "add PATH" and "drop PATH" lines for
+# patches, "config NAME.config" lines for extra fragments of uml-kernel/config/, merged last (they win), and
+# "generation GEN" (without one: the default generation). uml-kernel/generation.sh stack VARIANT composes the
+# patches. What a generation is comes from its file, uml-kernel/generations/GEN (the Debian source package and
 # tarball, the kernel version, its own config fragment, the suffix of its variant names).
 # The pristine tree of generation G is KSRC_G (dots as underscores: KSRC_6_12=) or KSRC= if that tree is of the
 # generation's version, else the Debian source package's tarball.
@@ -14,9 +16,10 @@
 #   kernel/VARIANT/src/          hard-linked copy of the pristine tree with the variant's patches applied
 #   kernel/VARIANT/obj/          O= build folder; obj/linux is the UML binary
 #   kernel/VARIANT/variant.info  "generation GEN", "base NAME" (the variant's name without the generation's
-#                                suffix) and "export EXPORT_SYMBOL|EXPORT_SYMBOL_GPL|none" (the export its patches
-#                                give invalidate_mmap_range), written on every build: umlbed run --generation GEN
-#                                --variant NAME reads it, and scenarios through umlbed.generation's info()
+#                                suffix), "export EXPORT_SYMBOL|EXPORT_SYMBOL_GPL|none" (the export its patches
+#                                give invalidate_mmap_range) and "configs NAME..." (the variant's own fragments),
+#                                written on every build: umlbed run --generation GEN --variant NAME reads it, and
+#                                scenarios through umlbed.generation's info()
 # The source copy is re-made only when the variant's patches change, and .config only when they or a
 # config fragment change, so an unchanged tree costs one no-op kbuild run.
 set -euo pipefail
@@ -37,8 +40,11 @@ else
 	vfile=$top/uml-kernel/variants/$variant
 	[ -f "$vfile" ] || { echo "build.sh: no variant '$variant' (see uml-kernel/variants/)" >&2; exit 2; }
 	gen=$("$generation" of "$variant")
-	mapfile -t vconfigs < <(sed -n 's/^config[[:space:]]\{1,\}\([^[:space:]]*\)[[:space:]]*$/\1/p' "$vfile")
-	mapfile -t patches < <(grep -v -e '^#' -e '^[[:space:]]*$' -e '^generation[[:space:]]' -e '^config[[:space:]]' "$vfile")
+	# The variant file holds only its differences from the generation's base stack: generation.sh composes them.
+	stack=$("$generation" stack "$variant") || exit 2
+	mapfile -t patches <<<"$stack"
+	cfgs=$("$generation" configs "$variant") || exit 2
+	[ -z "$cfgs" ] || mapfile -t vconfigs <<<"$cfgs"
 fi
 gen_key() { "$generation" get "$gen" "$1"; }
 version=$(gen_key version)
@@ -248,17 +254,7 @@ if [ -z "$restored" ]; then
 	echo "$done_key" >"$vdir/.done"
 fi
 ln -sfn "kernel/$variant/obj/linux" "$BUILD/linux-$variant"
-# What the runner's --generation GEN --variant NAME looks for: written on every build, replaced whole.
-suffix=$(gen_key suffix)
-base=$variant
-[ -n "$suffix" ] && [ "${variant%"$suffix"}" != "$variant" ] && base=${variant%"$suffix"}
-# The export the variant's definition gives invalidate_mmap_range(): the last EXPORT_SYMBOL*() line of it that its
-# patches add, read from the definition, not from the build, so a scenario outside this tree (an out-of-tree
-# module's) has an expectation that does not come from the kernel under test.
-sym=none
-for p in "${patches[@]}"; do
-	e=$(sed -n 's/^+\(EXPORT_SYMBOL[A-Z_]*\)(invalidate_mmap_range);.*/\1/p' "$top/$p" | tail -n 1)
-	[ -n "$e" ] && sym=$e
-done
-printf 'generation %s\nbase %s\nexport %s\n' "$gen" "$base" "$sym" >"$vdir/variant.info.tmp"
+# What the runner's --generation GEN --variant NAME looks for, and the export and fragments the scenarios expect
+# (generation.sh info, from the definition): written on every build, replaced whole.
+"$generation" info "$variant" >"$vdir/variant.info.tmp"
 mv "$vdir/variant.info.tmp" "$vdir/variant.info"

@@ -8,6 +8,16 @@
 #   generation.sh of VARIANT        the generation a variant file names (its "generation" line), else the default
 #   generation.sh base VARIANT      the variant's name without its generation's suffix (full-6.12 -> full)
 #   generation.sh checked GEN       the variants make check builds of GEN: those of the keys its "check" key names
+#   generation.sh stack VARIANT     the patches VARIANT is built from, in order, one a line (paths from the top)
+#   generation.sh configs VARIANT   the config fragments VARIANT adds (names in uml-kernel/config/), one a line
+#   generation.sh info VARIANT      what build.sh writes into the built kernel's variant.info: its generation, its
+#                                   base name, the export its stack gives invalidate_mmap_range, its fragments
+#
+# A variant file says only how it differs from its generation's base stack: the patches of the folders the
+# generation's "stack" key names, each in its folder's "series" file order (quilt's format), with the variant's
+# "drop PATH" lines taken out and its "add PATH" lines put after them, in their order. Its "config NAME" lines name
+# the fragments it merges last, and "generation GEN" its generation. Anything else on a line is an error that names
+# the file and the line, as is a drop of a patch that is not in the base or an add of one that is missing.
 #
 # Only bash and sed: scripts/deps.sh reads the generations before make is installed. The format and the keys are
 # in uml-kernel/generations/README.md. A missing generation, key or variant is exit 2, naming it.
@@ -79,6 +89,96 @@ of() {
 	fi
 }
 
+# series_of DIR: the patches of DIR's "series" file, as paths from the top, in its order (a "#" starts a comment).
+series_of() {
+	local line
+	[ -f "$top/$1/series" ] || die "no series file $1/series"
+	while IFS= read -r line || [ -n "$line" ]; do
+		line=${line%%#*}
+		read -r line _ <<<"$line"
+		[ -n "$line" ] || continue
+		[ -f "$top/$1/$line" ] || die "$1/series names $line, which is not in $1/"
+		echo "$1/$line"
+	done <"$top/$1/series"
+}
+
+# definition VARIANT: reads the variant file into the globals adds, drops and configs, checking every line.
+definition() {
+	local vfile=$top/uml-kernel/variants/$1 line k v no=0
+	of "$1" >/dev/null
+	adds=() drops=() configs=()
+	while IFS= read -r line || [ -n "$line" ]; do
+		no=$((no + 1))
+		line=${line#"${line%%[![:space:]]*}"}
+		case $line in '' | '#'*) continue ;; esac
+		k=${line%%[[:space:]]*}
+		v=${line#"$k"}
+		v=${v#"${v%%[![:space:]]*}"}
+		v=${v%"${v##*[![:space:]]}"}
+		case $k in
+		generation | config | add | drop) [ -n "$v" ] || die "uml-kernel/variants/$1:$no: '$k' without a value" ;;
+		*) die "uml-kernel/variants/$1:$no: '$line' is not a line of a variant file (generation, config, add or drop)" ;;
+		esac
+		case $k in
+		generation) ;;
+		config) [ -f "$top/uml-kernel/config/$v" ] || die "uml-kernel/variants/$1:$no: no config fragment uml-kernel/config/$v"
+			configs+=("$v") ;;
+		add) [ -f "$top/$v" ] || die "uml-kernel/variants/$1:$no: add $v: no such file"
+			adds+=("$v") ;;
+		drop) drops+=("$v:$no") ;;
+		esac
+	done <"$vfile"
+}
+
+# stack VARIANT: the base stack of the variant's generation without its drops, then its adds.
+stack() {
+	local g k d p found list keys
+	local -a base=() out=()
+	definition "$1"
+	g=$(of "$1")
+	keys=$(get "$g" stack) || exit
+	for k in $keys; do
+		d=$(get "$g" "$k") || exit
+		list=$(series_of "$d") || exit
+		[ -n "$list" ] || die "generation $g: the series of $d ($k) is empty"
+		mapfile -t -O "${#base[@]}" base <<<"$list"
+	done
+	# A drop must name a patch of the base: a misspelt one would otherwise build the base unnoticed.
+	for d in "${drops[@]}"; do
+		found=
+		for p in "${base[@]}"; do [ "$p" = "${d%:*}" ] && found=1; done
+		[ -n "$found" ] || die "uml-kernel/variants/$1:${d##*:}: drop ${d%:*}: not a patch of generation $g's base stack"
+	done
+	for p in "${base[@]}"; do
+		found=
+		for d in "${drops[@]}"; do [ "$p" = "${d%:*}" ] && found=1; done
+		[ -n "$found" ] || out+=("$p")
+	done
+	for p in "${adds[@]}"; do
+		for d in "${out[@]}"; do
+			[ "$p" != "$d" ] || die "uml-kernel/variants/$1: add $p: already in the stack"
+		done
+		out+=("$p")
+	done
+	printf '%s\n' "${out[@]}"
+}
+
+# info VARIANT: variant.info's four lines. The export is the last EXPORT_SYMBOL*(invalidate_mmap_range) line that the
+# stack's patches add, read from the definition, not from a build, so that a scenario's expectation (licensing.lua)
+# does not come from the kernel under test.
+info() {
+	local list sym
+	local -a files
+	list=$(stack "$1") || exit
+	definition "$1"
+	mapfile -t files <<<"$list"
+	# The stack's patches in order, as one text: the last matching line is the last patch's that has one.
+	sym=$(cd "$top" && sed -n 's/^+\(EXPORT_SYMBOL[A-Z_]*\)(invalidate_mmap_range);.*/\1/p' "${files[@]}" | tail -n 1)
+	printf 'generation %s\nbase %s\nexport %s\nconfigs' "$(of "$1")" "$(base "$1")" "${sym:-none}"
+	[ ${#configs[@]} = 0 ] || printf ' %s' "${configs[@]}"
+	echo
+}
+
 base() {
 	local g suffix
 	g=$(of "$1")
@@ -115,5 +215,12 @@ checked)
 	done
 	echo "${out[*]}"
 	;;
-*) die "usage: generation.sh list | default | get GEN KEY | all KEY | of VARIANT | base VARIANT | checked GEN" ;;
+stack) [ $# = 2 ] || die "usage: generation.sh stack VARIANT"; stack "$2" ;;
+configs)
+	[ $# = 2 ] || die "usage: generation.sh configs VARIANT"
+	definition "$2"
+	[ ${#configs[@]} = 0 ] || printf '%s\n' "${configs[@]}"
+	;;
+info) [ $# = 2 ] || die "usage: generation.sh info VARIANT"; info "$2" ;;
+*) die "usage: generation.sh list | default | get GEN KEY | all KEY | of VARIANT | base VARIANT | checked GEN | stack VARIANT | configs VARIANT | info VARIANT" ;;
 esac

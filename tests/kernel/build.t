@@ -39,8 +39,7 @@ same_as_fresh() {
 	local fresh=$T/fresh f
 	local -a patches
 	rm -rf "$fresh" && mkdir -p "$fresh"
-	mapfile -t patches < <(grep -v -e '^#' -e '^[[:space:]]*$' -e '^generation[[:space:]]' -e '^config[[:space:]]' \
-		"$T/top/uml-kernel/variants/full")
+	mapfile -t patches < <("$T/top/uml-kernel/generation.sh" stack full)
 	while read -r f; do
 		[ -e "$pristine/$f" ] || continue
 		mkdir -p "$fresh/$(dirname "$f")" && cp "$pristine/$f" "$fresh/$f"
@@ -97,12 +96,12 @@ echo "A line that build.t adds." >>"$T/howto.rst"
 	(cd "$T" && diff -u --label "a/$doc" --label "b/$doc" "$pristine/$doc" howto.rst)
 	printf -- '--- /dev/null\n+++ b/%s\n@@ -0,0 +1 @@\n+made by build.t\n' "$made"
 } >"$T/top/extra.patch"
-echo extra.patch >>"$T/top/uml-kernel/variants/full"
+echo "add extra.patch" >>"$T/top/uml-kernel/variants/full"
 build
 check "the variant with a patch more builds" [ $? = 0 ]
 check "the new patch made $made (the probe)" [ -f "$src/$made" ]
 check "... and changed $doc" not cmp -s "$pristine/$doc" "$src/$doc"
-sed -i '/^extra.patch$/d' "$T/top/uml-kernel/variants/full"
+sed -i '/^add extra.patch$/d' "$T/top/uml-kernel/variants/full"
 build
 check "the variant without it builds" [ $? = 0 ]
 check "$made is gone" [ ! -e "$src/$made" ]

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# generations.t: the kernel generation files (uml-kernel/generations/) are complete and agree with the variants, the series and the built kernels' variant.info.
+# generations.t: the kernel generation files (uml-kernel/generations/) are complete, every variant composes from its generation's base stack, and the built kernels' variant.info agrees.
 #
 # Everything that names a generation reads these files, so a wrong one breaks the build or a test far from here:
 # this checks each file's keys, that the folders and files it names exist, that the variants it names are of it
-# and carry its suffix, and that each built kernel of those variants says which generation and base it is.
+# and carry its suffix, that generation.sh composes each variant's stack (and refuses a wrong variant file, naming
+# its line), and that each built kernel of those variants says which generation and base it is.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${UMLBED_BUILD:-${BUILD:-$top/build}}
@@ -11,7 +12,10 @@ gen_sh=$top/uml-kernel/generation.sh
 . "$top/tests/lib/strict.sh"
 
 . "$top/tests/lib/tap.sh"
-keys=(version source tarball selftests config series fixes broken-patches points suffix variants mm coverage kasan check
+T=$(mktemp -d "${TMPDIR:-/tmp}/umlbed-generations.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+trap 'exit 130' INT TERM
+keys=(version source tarball selftests config series fixes broken-patches points stack suffix variants mm coverage kasan check
 	broken broken-races historic kselftests kselftests-patches)
 
 mapfile -t gens < <("$gen_sh" list)
@@ -85,40 +89,105 @@ for g in "${gens[@]}"; do
 	}
 done
 
-# points_after_series VARIANT GEN: the variant lists GEN's points patches, in name order, right after the last patch
-# of GEN's series, so that the points inside the series' code apply to it and a broken variant's bug applies after them.
-points_after_series() {
-	local v=$1 g=$2 series points i last=-1
-	local -a lines want
-	series=$("$gen_sh" get "$g" series) && points=$("$gen_sh" get "$g" points) || return 1
-	mapfile -t lines < <(grep -v -e '^#' -e '^[[:space:]]*$' -e '^generation[[:space:]]' -e '^config[[:space:]]' \
-		"$top/uml-kernel/variants/$v")
-	mapfile -t want < <(cd "$top" && ls -- "$points"/*.patch)
-	for i in "${!lines[@]}"; do [[ ${lines[i]} == "$series"/* ]] && last=$i; done
-	[ "$last" -ge 0 ] || { echo "# $v: lists no patch of $series"; return 1; }
-	for i in "${!want[@]}"; do
-		[ "${lines[last + 1 + i]:-}" = "${want[i]}" ] ||
-			{ echo "# $v: line $((last + 2 + i)) of its patches is '${lines[last + 1 + i]:-}', not ${want[i]}"; return 1; }
+# The base stack: the stack key names folder keys, each folder with a series file (quilt's format) of its patches.
+for g in "${gens[@]}"; do
+	bad=()
+	for k in $("$gen_sh" get "$g" stack 2>/dev/null); do
+		d=$("$gen_sh" get "$g" "$k" 2>/dev/null) || { bad+=("$k: not a key"); continue; }
+		[ -f "$top/$d/series" ] || bad+=("$k: no $d/series")
 	done
-}
-bad=()
-for f in "$top"/uml-kernel/variants/*; do
-	v=${f##*/}
-	g=$("$gen_sh" of "$v" 2>/dev/null) || continue
-	points_after_series "$v" "$g" || bad+=("$v")
+	check "$g: stack names folders with a series file ($("$gen_sh" get "$g" stack 2>/dev/null))${bad:+ (${bad[*]})}" \
+		eval '[ ${#bad[@]} = 0 ] && [ -n "$("$gen_sh" get "$g" stack 2>/dev/null)" ]'
 done
-check "every variant lists its generation's points patch right after the series${bad:+ (not: ${bad[*]})}" \
-	[ ${#bad[@]} = 0 ]
 
-# Every patch a variant file lists is in the tree: a patch moved to another folder (as the slow variant's went to
-# bench/patches/) without its variant's line would otherwise fail only when that variant is built, maybe never in CI.
-bad=()
-for f in "$top"/uml-kernel/variants/*; do
-	while read -r p; do
-		[ -f "$top/$p" ] || bad+=("${f##*/}: $p")
-	done < <(grep -v -e '^#' -e '^[[:space:]]*$' -e '^generation[[:space:]]' -e '^config[[:space:]]' "$f")
+# lua_stack ROOT OUT VARIANT...: the stacks and fragments as the scenarios' Lua reader (umlbed.generation's
+# variant()) composes them, in generation.sh's output format, each into OUT/VARIANT (one Lua process for all);
+# a variant it refuses gets its error there and on stderr, and the exit status is 2.
+lua_stack() {
+	lua5.4 - "$top" "$@" <<-'EOF'
+		package.path = arg[1] .. "/runner/lua/lua/?.lua;" .. package.path
+		local generation = require "umlbed.generation"
+		local status = 0
+		for i = 4, #arg do
+		  local fh = assert(io.open(arg[3] .. "/" .. arg[i], "w"))
+		  local v, err = generation.variant(arg[2], arg[i])
+		  if not v then
+		    fh:write(err, "\n") io.stderr:write(err, "\n") status = 2
+		  else
+		    for _, p in ipairs(v.patches) do fh:write(p, "\n") end
+		    for _, c in ipairs(v.configs) do fh:write("config ", c, "\n") end
+		  end
+		  fh:close()
+		end
+		os.exit(status)
+	EOF
+}
+# Every variant composes: its drops are patches of the base and its adds exist (generation.sh stack checks both),
+# and the scenarios' Lua reader composes the same stack and fragments.
+bad=() differ=()
+mkdir -p "$T/lua"
+mapfile -t all < <(cd "$top/uml-kernel/variants" && ls)
+lua_stack "$top" "$T/lua" "${all[@]}" 2>/dev/null
+for v in "${all[@]}"; do
+	"$gen_sh" stack "$v" >"$T/sh" 2>"$T/err" || bad+=("$v: $(head -n 1 "$T/err")")
+	"$gen_sh" configs "$v" | sed 's/^/config /' >>"$T/sh"
+	cmp -s "$T/sh" "$T/lua/$v" || differ+=("$v")
 done
-check "every patch a variant file lists exists${bad:+ (missing: ${bad[*]})}" [ ${#bad[@]} = 0 ]
+check "every variant file composes into a stack${bad:+ (${bad[*]})}" [ ${#bad[@]} = 0 ]
+check "umlbed.generation composes each the same${differ:+ (not: ${differ[*]})}" [ ${#differ[@]} = 0 ]
+
+# The composition itself, on a generation of the test's own: a base of three folders, a variant that drops one patch
+# and adds another, and variant files that are wrong, each refused with its file and line.
+fake=$T/fake
+mkdir -p "$fake/uml-kernel/generations" "$fake/uml-kernel/variants" "$fake/uml-kernel/config" "$fake/f" "$fake/s" "$fake/p"
+cp "$gen_sh" "$fake/uml-kernel/generation.sh"
+printf '# A generation of generations.t.\nversion 9.9\nsuffix\nfixes f\nseries s\npoints p\nstack fixes series points\n' \
+	>"$fake/uml-kernel/generations/9.9"
+echo "generation 9.9" >"$fake/uml-kernel/generations/default"
+printf '# Fixes.\nb.patch\na.patch\n' >"$fake/f/series"
+printf 'c.patch # the series\n' >"$fake/s/series"
+printf 'd.patch\n' >"$fake/p/series"
+touch "$fake"/f/a.patch "$fake"/f/b.patch "$fake"/s/c.patch "$fake"/p/d.patch "$fake"/e.patch "$fake/uml-kernel/config/x.config"
+fake_variant() { printf '# A variant of generations.t.\n%s\n' "$2" >"$fake/uml-kernel/variants/$1"; }
+fake_variant base ""
+fake_variant mixed $'config x.config\ndrop f/a.patch\nadd e.patch'
+check "composed: the base is each stack folder's series, in its order" \
+	[ "$("$fake/uml-kernel/generation.sh" stack base | paste -sd' ')" = "f/b.patch f/a.patch s/c.patch p/d.patch" ]
+check "composed: a drop leaves its patch out and an add comes last" \
+	[ "$("$fake/uml-kernel/generation.sh" stack mixed | paste -sd' ')" = "f/b.patch s/c.patch p/d.patch e.patch" ]
+check "composed: the Lua reader gives the same" \
+	eval 'lua_stack "$fake" "$T" mixed && [ "$(paste -sd" " "$T/mixed")" = "f/b.patch s/c.patch p/d.patch e.patch config x.config" ]'
+check "composed: configs lists the variant's fragments" [ "$("$fake/uml-kernel/generation.sh" configs mixed)" = x.config ]
+# The export is the last EXPORT_SYMBOL* line for invalidate_mmap_range that the stack adds: c.patch adds the GPL one,
+# e.patch (mixed's add) turns it into EXPORT_SYMBOL, and a line for another symbol counts for nothing.
+echo '+EXPORT_SYMBOL_GPL(invalidate_mmap_range);' >"$fake/s/c.patch"
+printf '+EXPORT_SYMBOL(invalidate_mmap_range);\n+EXPORT_SYMBOL_GPL(other_function);\n' >"$fake/e.patch"
+check "info: the base's export, no fragments" \
+	[ "$("$fake/uml-kernel/generation.sh" info base | paste -sd,)" = "generation 9.9,base base,export EXPORT_SYMBOL_GPL,configs" ]
+check "info: the export of the last patch that sets it, and the fragments" \
+	[ "$("$fake/uml-kernel/generation.sh" info mixed | paste -sd,)" = "generation 9.9,base mixed,export EXPORT_SYMBOL,configs x.config" ]
+# refused VARIANT LINES ERE [sh]: a variant file of LINES makes stack fail, with a message matching ERE, in
+# generation.sh and in the scenarios' Lua reader alike; with "sh", in generation.sh only (the Lua reader opens no
+# patch or fragment: one that is missing is the scenario's own error when it reads it).
+refused() {
+	fake_variant "$1" "$2"
+	if "$fake/uml-kernel/generation.sh" stack "$1" >/dev/null 2>"$T/err" || ! grep -qE "$3" "$T/err"; then
+		sed 's/^/# /' "$T/err"
+		return 1
+	fi
+	[ "${4:-}" != sh ] || return 0
+	if lua_stack "$fake" "$T" "$1" 2>"$T/err" || ! grep -qE "$3" "$T/err"; then
+		sed 's/^/# lua: /' "$T/err"
+		return 1
+	fi
+}
+check "refused: a drop of a patch the base does not have, naming the line" \
+	refused bad-drop $'add e.patch\ndrop f/z.patch' 'variants/bad-drop:3: drop f/z.patch: not a patch'
+check "refused: an add of a missing file, naming the line" refused bad-add 'add nowhere.patch' 'variants/bad-add:2: add nowhere.patch: no such file' sh
+check "refused: an add of a patch already in the stack" refused twice 'add s/c.patch' 'add s/c.patch: already in the stack'
+check "refused: a bare path (the old format), naming the line" \
+	refused bare 's/c.patch' "variants/bare:2: 's/c.patch' is not a line of a variant file"
+check "refused: a missing config fragment, naming the line" refused bad-config 'config y.config' 'variants/bad-config:2: no config fragment' sh
 
 # Each variant file names a generation there is, and its base name is its name without that generation's suffix.
 bad=()
@@ -139,15 +208,10 @@ for g in "${gens[@]}"; do
 			prereq_skip "$v: not built ($BUILD/kernel/$v/obj/linux; uml-kernel/build.sh $v)"
 			continue
 		fi
-		# The export: the last EXPORT_SYMBOL*(invalidate_mmap_range) line that the patches the variant file lists add.
-		exp=none
-		while read -r p; do
-			e=$(grep -o '^+EXPORT_SYMBOL[A-Z_]*(invalidate_mmap_range)' "$top/$p" | tail -n 1 | sed 's/^+//; s/(.*//')
-			[ -n "$e" ] && exp=$e
-		done < <(grep -v -e '^#' -e '^[[:space:]]*$' -e '^generation[[:space:]]' -e '^config[[:space:]]' \
-			"$top/uml-kernel/variants/$v")
-		said=$(printf 'generation %s\nbase %s\nexport %s' "$g" "$("$gen_sh" base "$v")" "$exp")
-		check "$v: variant.info says 'generation $g', 'base $("$gen_sh" base "$v")' and 'export $exp', nothing else" \
+		# What the definition gives today (generation.sh info, checked on the test's own generation above): a kernel
+		# whose variant.info says otherwise was built from another definition.
+		said=$("$gen_sh" info "$v")
+		check "$v: variant.info is what its definition gives today ($(paste -sd, <<<"$said"))" \
 			[ "$(cat "$info" 2>/dev/null)" = "$said" ]
 	done
 done

@@ -16,10 +16,6 @@ field() {
 		$1 == "fault" { on = ($2 == f); next }
 		on && $1 == k { sub(/^[^[:space:]]+[[:space:]]+/, ""); print; exit }' "$corpus"
 }
-# patches_of VARIANT: the patch lines of a variant file.
-patches_of() {
-	grep -v -e '^#' -e '^[[:space:]]*$' -e '^generation[[:space:]]' -e '^config[[:space:]]' "$top/uml-kernel/variants/$1"
-}
 
 check "the corpus starts with a comment line saying what it is for" grep -q '^# .' <(head -n 1 "$corpus")
 mapfile -t faults < <(awk '$1 == "fault" { print $2 }' "$corpus")
@@ -68,7 +64,8 @@ for g in $("$gen_sh" list); do
 		check "$g: $v is a variant of $g" [ "$("$gen_sh" of "$v" 2>/dev/null)" = "$g" ]
 		# The fixed kernel's stack plus one patch: the fault and nothing else separates the two.
 		check "$g: $v is full$suffix's stack and then uml-kernel/historic/$g/$f.patch" \
-			[ "$(patches_of "$v")" = "$(patches_of "full$suffix"; echo "uml-kernel/historic/$g/$f.patch")" ]
+			[ "$("$gen_sh" stack "$v")" = "$("$gen_sh" stack "full$suffix"; echo "uml-kernel/historic/$g/$f.patch")" ]
+		check "$g: $v has full$suffix's config fragments" [ "$("$gen_sh" configs "$v")" = "$("$gen_sh" configs "full$suffix")" ]
 	done
 done
 
