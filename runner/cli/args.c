@@ -104,6 +104,7 @@ static const opt_def opt_defs[] = {
     STR("cmdline", cmdline),
     STR("junit", junit),
     STR("json", json),
+    STR("subtest", subtest),
     {"break", 1, 0, take_break},
     {"ignore-warning", 1, 0, take_ignore},
     {"param", 1, 0, take_param},

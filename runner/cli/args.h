@@ -19,7 +19,7 @@ typedef struct umb_cli_args {
   int fuzz, list;
   const char *kernel, *variant, *agent, *generation, *filter, *coverage, *durations, *jobs;
   const char *timeout, *lua_memory, *mem, *shard, *seed, *steps, *runs;
-  const char *cmdline, *junit, *json;
+  const char *cmdline, *junit, *json, *subtest;
   int gdb, batch, time_travel, keep, unsafe_lua, fake_uml;
   char *breaks[UMB_BREAKS_MAX];
   int nbreaks;

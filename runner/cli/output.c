@@ -7,20 +7,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void print_diag(FILE *f, const char *prefix, const char *text) {
+static void print_diag(FILE *f, const char *indent, const char *prefix, const char *text) {
   if (text == NULL) return;
   const char *p = text;
   while (*p) {
     const char *nl = strchr(p, '\n');
     int len = nl ? (int)(nl - p) : (int)strlen(p);
-    fprintf(f, "%s%.*s\n", prefix, len, p);
+    fprintf(f, "%s%s%.*s\n", indent, prefix, len, p);
     p += len + (nl ? 1 : 0);
   }
 }
 
-void umb_out_tap(FILE *f, const job *j, int n) {
+void umb_out_tap(FILE *f, const job *j, int n) { umb_out_tap_indent(f, j, n, ""); }
+
+void umb_out_tap_indent(FILE *f, const job *j, int n, const char *indent) {
   int ok = j->verdict == UMB_OK || j->verdict == UMB_SKIP;
-  fprintf(f, "%s %d - ", ok ? "ok" : "not ok", n);
+  fprintf(f, "%s%s %d - ", indent, ok ? "ok" : "not ok", n);
   umb_tap_escape(f, j->name);
   if (j->verdict == UMB_SKIP) {
     /* The reason is t:skip's text, never a note before it; TAP wants it on one line. */
@@ -34,15 +36,15 @@ void umb_out_tap(FILE *f, const job *j, int n) {
   }
   fprintf(f, "\n");
   /* What the scenario print()ed: diagnostics, never TAP. */
-  print_diag(f, "# print: ", j->prints);
+  print_diag(f, indent, "# print: ", j->prints);
   if (!ok) {
-    fprintf(f, "# %s: %s (%.2f s)\n", j->file, umb_verdict_name(j->verdict), j->seconds);
-    print_diag(f, "#   ", j->diag);
+    fprintf(f, "%s# %s: %s (%.2f s)\n", indent, j->file, umb_verdict_name(j->verdict), j->seconds);
+    print_diag(f, indent, "#   ", j->diag);
   } else if (j->verdict == UMB_OK) {
     /* A passing run's diagnostics are its t:note lines: what the scenario measured is worth seeing. */
-    print_diag(f, "#   ", j->diag);
+    print_diag(f, indent, "#   ", j->diag);
   }
-  if (j->dir) fprintf(f, "# run folder kept: %s\n", j->dir);
+  if (j->dir) fprintf(f, "%s# run folder kept: %s\n", indent, j->dir);
   fflush(f);
 }
 
@@ -199,6 +201,8 @@ int umb_out_json(const char *path, const job *jobs, int njobs, const umb_config 
     json_object_set_new(levels, key, json_integer(ctl->runs[l]));
   }
   json_object_set_new(root, "runs_per_level", levels);
+  /* With it, a reader of the report alone can tell whether every run planned was reported (suite.t does). */
+  json_object_set_new(root, "planned", json_integer(njobs));
   if (shard && shard->pack) json_object_set_new(root, "pack", json_clean(shard->pack));
   if (shard && shard->n) {
     json_t *sh = json_object(), *all = json_array();

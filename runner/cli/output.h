@@ -32,6 +32,8 @@ typedef struct job {
 
 /* Prints job j's TAP line (number n) and its diagnostic lines. */
 void umb_out_tap(FILE *f, const job *j, int n);
+/* The same, each line after indent: "" at the top level, four spaces in a subtest (KTAP's nested tests). */
+void umb_out_tap_indent(FILE *f, const job *j, int n, const char *indent);
 /* Writes a JUnit XML report of jobs[0..njobs); returns 0 or a negative errno. */
 int umb_out_junit(const char *path, const job *jobs, int njobs, const umb_config *cfg);
 /* What a sharded run adds to its JSON report: which shard it was, and the full list of runs that every shard of
@@ -44,7 +46,8 @@ typedef struct umb_out_shard {
   const char *pack; /* The id of the pack the runner ran from (make pack), or NULL. */
 } umb_out_shard;
 
-/* Writes the JSON report (shard NULL or n 0: not sharded); returns 0 or a negative errno. */
+/* Writes the JSON report (shard NULL or n 0: not sharded); returns 0 or a negative errno. Its planned is njobs:
+ * results lists every run planned, one that never ended with the verdict "NOT RUN". */
 int umb_out_json(const char *path, const job *jobs, int njobs, const umb_config *cfg, const umb_jobs *ctl,
                  const umb_out_shard *shard);
 

@@ -11,6 +11,7 @@
 #include "paths.h"
 #include "plan.h"
 #include "reaper.h"
+#include "report.h"
 #include "runproc.h"
 #include "shard.h"
 
@@ -42,6 +43,8 @@ static struct {
   int tty;
   uv_signal_t sigint, sigterm, sighup;
   char fuzz_note[1024]; /* umlbed fuzz: the seeds, printed after the plan so a failure can be replayed. */
+  const char *subtest;  /* --subtest NAME: the TAP is a subtest of an outer stream, named NAME. */
+  const char *indent;   /* What each TAP line starts with: four spaces in a subtest, else nothing. */
 } g;
 
 static void start_next(void);
@@ -135,7 +138,7 @@ static void on_run_done(umb_runproc *p, void *data) {
 /* Prints one job's TAP line and diagnostics (output.c), and terminal progress. */
 static void report(job *j) {
   g.finished++;
-  umb_out_tap(stdout, j, g.finished);
+  umb_out_tap_indent(stdout, j, g.finished, g.indent);
   if (g.tty)
     fprintf(stderr, "umlbed: [%d/%d] %-7s %s (%.2f s)%s%s\n", g.finished, g.plan.njobs, umb_verdict_name(j->verdict),
             j->name, j->seconds, j->dir ? " kept in " : "", j->dir ? j->dir : "");
@@ -306,14 +309,23 @@ static int prepare_host(umb_cli_args *a) {
 
 /* ---- Running the plan. ---- */
 
+/* A subtest is headed as KTAP heads a nested test: its version line, its name, its plan, all indented; the outer
+ * stream writes the result line that follows it. */
 static void print_header(void) {
-  printf("TAP version 13\n1..%d\n", g.plan.njobs);
-  printf("# kernel %s (generation %s, variant %s)\n", g.cfg.release, g.cfg.generation,
+  const char *in = g.indent;
+  printf("%sTAP version 13\n", in);
+  if (g.subtest) {
+    printf("%s# Subtest: ", in);
+    umb_tap_escape(stdout, g.subtest);
+    printf("\n");
+  }
+  printf("%s1..%d\n", in, g.plan.njobs);
+  printf("%s# kernel %s (generation %s, variant %s)\n", in, g.cfg.release, g.cfg.generation,
          g.cfg.variant ? g.cfg.variant : "-");
   if (g.shard.n)
-    printf("# shard %d/%d (%s; dealt by %s): %d of %d runs\n", g.shard.k, g.shard.n, g.shard.source, g.shard.balance,
-           g.plan.njobs, g.plan.nall);
-  if (g.fuzz_note[0]) printf("# %s\n", g.fuzz_note);
+    printf("%s# shard %d/%d (%s; dealt by %s): %d of %d runs\n", in, g.shard.k, g.shard.n, g.shard.source,
+           g.shard.balance, g.plan.njobs, g.plan.nall);
+  if (g.fuzz_note[0]) printf("%s# %s\n", in, g.fuzz_note);
   fflush(stdout);
 }
 
@@ -340,7 +352,7 @@ static void run_plan(void) {
   if (g.jobs_ctl.automatic) {
     char line[512];
     umb_jobs_summary(&g.jobs_ctl, line, sizeof line);
-    printf("# %s\n", line);
+    printf("%s# %s\n", g.indent, line);
   }
   int rc = uv_loop_close(g.loop);
   if (rc) fprintf(stderr, "umlbed: loop not closed cleanly: %s\n", uv_strerror(rc));
@@ -374,6 +386,8 @@ static int configure(umb_cli_args *a) {
   g.cfg.fake_uml = a->fake_uml;
   g.cfg.cmdline = a->cmdline;
   g.hcfg.unsafe_lua = a->unsafe_lua;
+  g.subtest = a->subtest;
+  g.indent = a->subtest ? "    " : "";
   if (umb_cli_limits(a, &g.cfg, &g.hcfg, &g.shard, &g.jobs_ctl) || umb_engine_paths(a) ||
       umb_cli_files(a, &g.cfg, &g.hcfg, g.fuzz_note, sizeof g.fuzz_note))
     return -1;

@@ -101,6 +101,31 @@ else
   prereq_skip "junit report is well-formed XML: no xmllint (Debian package libxml2-utils)"
 fi
 rm -rf "$TMPDIR"/umlbed-*
+cp "$T/out" "$T/flat"
+
+# --subtest: the same runs as a subtest of an outer stream (KTAP's nested test). Its layout is what is tested: the
+# outer stream's reader sees no result of its own in it, and takes the counts from the report.
+run run "${F[@]}" -j 4 --subtest "fake # 4" "$SCEN/fake-ok.lua" "$SCEN/fake-fail.lua" "$SCEN/fake-error.lua" \
+  "$SCEN/fake-matrix.lua"
+check "--subtest: exit status 1, as without it" [ "$rc" = 1 ]
+check "--subtest: the report plans 7 runs and has every one" \
+  jtrue '.planned == 7 and (.results | length) == 7 and ([.results[] | select(.verdict == "NOT RUN")] | length) == 0'
+check "without --subtest, the TAP has lines that are not indented (the probe of the next check)" grep -qv '^    ' "$T/flat"
+check "--subtest: every line of the TAP is indented by four spaces" not grep -qv '^    ' "$T/out"
+check "--subtest: headed by its version line, its name (escaped as a TAP name) and its plan" \
+  [ "$(head -n 3 "$T/out")" = "$(printf '    TAP version 13\n    # Subtest: fake \\# 4\n    1..7')" ]
+{
+  echo "TAP version 13"
+  echo "1..1"
+  cat "$T/out"
+  echo "ok 1 - fake # 4"
+} >"$T/outer"
+check "--subtest: in an outer stream, prove counts the outer result alone (the failed run inside is not its)" \
+  eval 'prove -e cat "$T/outer" >"$T/prove" 2>&1 && grep -q "Tests=1," "$T/prove"'
+sed -e 's/^    //' -e '/^# Subtest: /d' "$T/out" >"$T/flat"
+cp "$T/flat" "$T/out"
+check "--subtest: unindented and without its name, the TAP has a plan and a result for each of the 7 runs" tap_is 7
+rm -rf "$TMPDIR"/umlbed-*
 
 run run "${F[@]}" --keep "$SCEN/fake-ok.lua"
 check "--keep keeps a passing run's folder" [ "$(leftover_dirs)" = 1 ]
