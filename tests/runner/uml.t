@@ -39,7 +39,7 @@ run run "${K[@]}" "$SCEN/uml-lockdep.lua"
 LD="lockdep stays on after fork and invalidation"
 if [ "$(verdict "$LD")" = SKIP ]; then
   # A kernel built without lockdep (DEBUG=0, or another UMLBED_KERNEL) has nothing to check: the scenario's SKIP.
-  echo "ok $((n += 1)) # SKIP lockdep: $(field "$LD" diag | head -n 1)"
+  skip "lockdep: $(field "$LD" diag | head -n 1)"
 else
   check "lockdep stays on after fork and invalidation (debug_locks 1, no report)" verdict_is "$LD" ok
 fi
@@ -244,7 +244,7 @@ if [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] && [ -w /dev/shm ]; then
   check "memory file: on /dev/shm, a tmpfs" grep -q 'Checking if /dev/shm is on tmpfs...OK' "$kept/vm0/console.log"
 else
   # A property of this host, not of the bed: UML puts its memory file elsewhere then.
-  echo "ok $((n += 1)) # SKIP memory file: this host's /dev/shm is not a writable tmpfs"
+  skip "memory file: this host's /dev/shm is not a writable tmpfs"
 fi
 [ -n "$kept" ] && rm -rf "$kept"
 unset UMLBED_LPJ_CACHE
