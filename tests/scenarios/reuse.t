@@ -17,8 +17,17 @@ mkdir -p "$B/kernel/full/obj" "$B/kernel/full/modules" "$B/guest" "$B/runner" "$
 printf '#!/bin/sh\nexit 0\n' >"$B/kernel/full/obj/linux"
 echo agent >"$B/guest/umlbed-agent"
 echo module >"$B/kernel/full/modules/umlbed_gpl.ko"
-# The stand-in runner: one failed result that names it, as a run of the suite would look if it happened.
-printf '#!/bin/sh\necho "TAP version 13"\necho "1..1"\necho "not ok 1 - the runner ran"\nexit 1\n' >"$B/runner/umlbed"
+# The stand-in runner: a subtest with one failed result that names it, as a run of the suite would look if it
+# happened; its --json report is a copy of STANDIN_REPORT (none without it), its exit status STANDIN_EXIT (1).
+cat >"$B/runner/umlbed" <<'EOF'
+#!/bin/sh
+printf '    TAP version 13\n    1..1\n    not ok 1 - the runner ran\n'
+while [ $# -gt 1 ]; do
+	if [ "$1" = --json ] && [ -n "${STANDIN_REPORT:-}" ]; then cp "$STANDIN_REPORT" "$2"; fi
+	shift
+done
+exit "${STANDIN_EXIT:-1}"
+EOF
 chmod +x "$B/kernel/full/obj/linux" "$B/runner/umlbed"
 key() { BUILD=$B "$top/scripts/scenario-key.sh" full; }
 
@@ -58,21 +67,58 @@ suite() {
 	printf '{"variant":"full","generation":"%s","results":[%s],"summary":{"ok":%s}}\n' \
 		"$g" "$r" "$(grep -o ok <<<"$1" | wc -l)" >"$B/scenarios/$g.json"
 	echo "$2" >"$B/scenarios/$g.key"
-	UMLBED_BUILD=$B UMLBED_VARIANTS=full CI=${CI:-} bash "$top/tests/scenarios/suite.t" >"$T/out" 2>&1
+	UMLBED_BUILD=$B UMLBED_VARIANTS=full CI=${CI:-} bash "$top/tests/scenarios/suite.t" >"$T/out" 2>"$T/err"
 }
 suite "ok ok" "${k0}x"
 check "a report of another key is not reused: the runner ran (the probe of the checks below)" grep -q 'the runner ran' "$T/out"
 check "... and BUILD/scenarios/suite.log says so, with both keys" \
 	grep -qx "full: ran the whole suite (key $k0; make's: ${k0}x)" "$B/scenarios/suite.log"
+# suite.t's own TAP lines are what the checks of its results test: they are what prove counts.
+check "... a runner that wrote no report is one failed result that says so" \
+	eval 'grep -qx "not ok 1 - full: the runner wrote its report (exit 1)" "$T/out" && grep -qx "1\.\.1" "$T/out"'
 suite "ok ok" "$k0"
 check "a passed run of the same key is reused: no runner ran" not grep -q 'the runner ran' "$T/out"
 check "... and suite.log says so" grep -qx "full: reused $B/scenarios/$g.json (key $k0)" "$B/scenarios/suite.log"
-check "... each of its results is an ok line that says so" \
-	[ "$(grep -c "^ok [12] - scenario ok \\\\# hash # reused from make's run of the same key$" "$T/out")" = 2 ]
-check "... and the plan counts them" grep -qx '1\.\.2' "$T/out"
+check "... each of its results is an ok line of a subtest that says so" \
+	[ "$(grep -c "^    ok [12] - scenario ok \\\\# hash # reused from make's run of the same key$" "$T/out")" = 2 ]
+check "... whose plan counts them" grep -qx '    1\.\.2' "$T/out"
+check "... then one result for the variant, and the plan" \
+	eval 'grep -qx "ok 1 - full: make.s passed run of the same key, reused (2 ok)" "$T/out" && grep -qx "1\.\.1" "$T/out"'
 check "prove accepts the stream" eval 'prove -e cat "$T/out" >/dev/null 2>&1'
 suite "ok FAILED" "$k0"
 check "a report with a failed run is not reused: the runner ran" grep -q 'the runner ran' "$T/out"
 suite "" "$k0"
 check "a report without results is not reused: the runner ran" grep -q 'the runner ran' "$T/out"
+
+# A run's results come from the runner's report. standin EXIT VERDICT...: suite.t runs the stand-in, whose report
+# plans two runs and has one result per VERDICT, and which exits EXIT.
+standin() {
+	local e=$1 v r=""
+	shift
+	for v in "$@"; do r+="${r:+,}{\"name\":\"run $v\",\"file\":\"f.lua\",\"verdict\":\"$v\",\"diag\":\"why $v\\n\"}"; done
+	printf '{"variant":"full","planned":2,"results":[%s]}\n' "$r" >"$T/standin.json"
+	echo "${k0}x" >"$B/scenarios/$g.key"
+	STANDIN_REPORT=$T/standin.json STANDIN_EXIT=$e UMLBED_BUILD=$B UMLBED_VARIANTS=full CI=${CI:-} \
+		bash "$top/tests/scenarios/suite.t" >"$T/out" 2>"$T/err"
+}
+standin 0 ok SKIP
+check "every run ok or SKIP, exit 0: two ok results for the variant, which prove accepts" \
+	eval '[ "$(grep -c "^ok [12] - full: " "$T/out")" = 2 ] && prove -e cat "$T/out" >/dev/null 2>&1'
+standin 1 ok FAILED
+check "a failed run: the variant's runs are not all ok or SKIP" \
+	grep -qx "not ok 1 - full: every run ok or SKIP (1 FAILED, 1 ok)" "$T/out"
+check "... the runner did report every run" \
+	grep -qx "ok 2 - full: the runner reported every run it planned (2 of 2) and ended with them (exit 1)" "$T/out"
+check "... stderr names the failed run and its diagnostics, for prove without -v" \
+	eval 'grep -qx "# run FAILED: FAILED (f.lua)" "$T/err" && grep -qx "#   why FAILED" "$T/err"'
+check "... and not the run that passed" not grep -q "run ok" "$T/err"
+standin 130 ok "NOT RUN"
+check "a run NOT RUN (a stopped runner): not every run it planned was reported" \
+	grep -qx "not ok 2 - full: the runner reported every run it planned (1 of 2) and ended with them (exit 130)" "$T/out"
+standin 0 ok
+check "a report with fewer results than its plan: the same" \
+	grep -qx "not ok 2 - full: the runner reported every run it planned (1 of 2) and ended with them (exit 0)" "$T/out"
+standin 1 ok ok
+check "exit 1 without a failed run: the runner did not end as it should" \
+	grep -qx "not ok 2 - full: the runner reported every run it planned (2 of 2) and ended with them (exit 1)" "$T/out"
 echo "1..$n"

@@ -1,32 +1,27 @@
 #!/usr/bin/env bash
-# suite.t: the scenario suite on each kernel variant in turn (UMLBED_VARIANTS, default every generation's "variants" of uml-kernel/generations/), one TAP stream: whole on each generation's first variant (or make's passed run of the same inputs), the files that read the variant's definition on the others.
+# suite.t: the scenario suite on each kernel variant in turn (UMLBED_VARIANTS, default every generation's "variants" of uml-kernel/generations/), one TAP stream with a subtest per variant: whole on each generation's first variant (or make's passed run of the same inputs), the files that read the variant's definition on the others.
 #
-# Each variant is one `umlbed run --variant V scenarios/` (-j auto: as many at once as pay off here), its TAP passed
-# on as it comes, numbered on from the variant before and headed by a comment naming the variant: the same test
-# lines as one file per variant gave. A variant whose kernel is not built is one SKIP (a failure under strict
-# mode); a runner that ends without reporting every run it planned, or fails without a failed run, adds a failure.
+# Each variant is one `umlbed run --variant V --subtest V --json FILE scenarios/` (-j auto: as many at once as pay
+# off here): its TAP passed on as it comes, as a subtest (KTAP's nested test, indented: prove shows it with -v and
+# counts none of it), then the variant's results, taken from the run's JSON report: every run ok or SKIP, and the
+# runner reported every run it planned and ended with them. A run that is neither ok nor SKIP is named on stderr
+# with its diagnostics too, where prove shows it without -v. A variant whose kernel is not built is one SKIP (a
+# failure under strict mode).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${UMLBED_BUILD:-$top/build}
 UMLBED=$BUILD/runner/umlbed
 . "$top/tests/lib/strict.sh"
+. "$top/tests/lib/tap.sh"
 
 if [ -n "${UMLBED_VARIANTS+set}" ]; then
 	read -ra variants <<<"$UMLBED_VARIANTS"
 else
 	read -ra variants <<<"$("$top/uml-kernel/generation.sh" all variants)"
 fi
-if [ ! -x "$UMLBED" ] || [ ${#variants[@]} = 0 ]; then
-	why="no runner ($UMLBED: make runner)"
-	[ ${#variants[@]} = 0 ] && why="no variants (UMLBED_VARIANTS is empty)"
-	if strict; then
-		echo "1..1"
-		prereq_result 1 "$why"
-		exit 1
-	fi
-	echo "1..0 # SKIP $why"
-	exit 0
-fi
+[ ${#variants[@]} != 0 ] || prereq_skip_all "no variants (UMLBED_VARIANTS is empty)"
+[ -x "$UMLBED" ] || prereq_skip_all "no runner ($UMLBED: make runner)"
+command -v jq >/dev/null || prereq_skip_all "no jq to read the runner's report (Debian package jq)"
 
 mkdir -p "$BUILD/scenarios"
 T=$(mktemp -d "${TMPDIR:-/tmp}/umlbed-suite.XXXXXX")
@@ -35,27 +30,47 @@ trap 'exit 130' INT TERM
 
 # The variants of one generation differ in what their definitions say (gpl-only drops the export patch), not in
 # their mm code: the first variant of each generation runs the whole suite, the others the scenario files whose
-# expectations come from the variant's definition (those that read uml-kernel/variants/), which are the only ones
-# whose verdict can differ between them.
+# expectations come from the variant's definition (those that require umlbed.generation, which composes it from
+# uml-kernel/variants/), which are the only ones whose verdict can differ between them.
 gen_sh=$top/uml-kernel/generation.sh
-mapfile -t by_definition < <(grep -l '/uml-kernel/variants/' "$top"/scenarios/*.lua)
+mapfile -t by_definition < <(grep -l 'require "umlbed.generation"' "$top"/scenarios/*.lua)
 declare -A whole
 for g in $("$gen_sh" list); do
 	read -r first _ <<<"$("$gen_sh" get "$g" variants)"
 	whole[$first]=1
 done
 
+# A report's results as the subtest a run prints, each saying it was reused; names escaped as the runner's TAP
+# escapes them (report.h), so that no name reads as a directive or splits its line.
+reused_tap='"    TAP version 13", "    # Subtest: \($v)", "    1..\(.results | length)",
+	(.results | to_entries[] | "    ok \(.key + 1) - \(.value.name | gsub("\\\\"; "\\\\") | gsub("#"; "\\#") |
+		gsub("\n"; "\\n") | gsub("\r"; "\\r")) # reused from make\u0027s run of the same key")'
+# How many runs had each verdict, as "180 ok, 7 SKIP".
+verdicts='[.results[].verdict] | group_by(.) | map("\(length) \(.[0])") | join(", ")'
+# Each run that is neither ok nor SKIP: its name, verdict and file, then the first lines of its diagnostics.
+failures='.results[] | select(.verdict != "ok" and .verdict != "SKIP") |
+	"\(.name): \(.verdict) (\(.file))", (.diag // "" | split("\n") | map(select(. != "")) | .[:20][] | "  " + .)'
+
+# The runner ended a run of the suite as it should: every run it planned reported (none NOT RUN, none missing) and
+# an exit status that says whether some run failed, and nothing else.
+ended_whole() { [ "$reported" = "$planned" ] && [ "$planned" -gt 0 ] && [ "$rc" = "$((bad > 0))" ]; }
+
 echo "TAP version 13"
-n=0
 for v in "${variants[@]}"; do
 	kernel=$BUILD/kernel/$v/obj/linux
 	if [ ! -x "$kernel" ]; then
-		n=$((n + 1))
-		prereq_result "$n" "$v: no kernel $kernel (uml-kernel/build.sh $v)"
+		prereq_skip "$v: no kernel $kernel (uml-kernel/build.sh $v)"
 		continue
 	fi
 	files=("$top/scenarios")
-	[ -n "${whole[$v]:-}" ] || files=("${by_definition[@]}")
+	if [ -z "${whole[$v]:-}" ]; then
+		# Without a file, the runner would run ./scenarios: a selection that finds none is this file's failure.
+		if [ ${#by_definition[@]} = 0 ]; then
+			ok 1 "$v: some scenario file reads the variant's definition (require \"umlbed.generation\")"
+			continue
+		fi
+		files=("${by_definition[@]}")
+	fi
 	# make runs the whole suite on each generation's full variant and keeps its report with the key of its inputs
 	# (scripts/scenario-key.sh): a passed run of the same key is that same suite on the same kernel, agent, runner and
 	# scenarios, so its results are reused instead of running it again, each result saying so.
@@ -71,11 +86,8 @@ for v in "${variants[@]}"; do
 			([.results[].verdict] | all(. == "ok")) and .summary.ok == (.results | length)' "$report" >/dev/null 2>&1; then
 		echo "$v: reused $report (key $key)" >>"$BUILD/scenarios/suite.log"
 		echo "# variant $v: $kernel: make's run of the whole suite, reused: its key is this run's ($report)"
-		while IFS= read -r name; do
-			n=$((n + 1))
-			# The runner's TAP writes a hash in a name as backslash-hash, so that no name reads as a directive.
-			echo "ok $n - ${name//#/\\#} # reused from make's run of the same key"
-		done < <(jq -r '.results[].name' "$report")
+		jq -r --arg v "$v" "$reused_tap" "$report"
+		ok 0 "$v: make's passed run of the same key, reused ($(jq -r "$verdicts" "$report"))"
 		continue
 	fi
 	if [ -n "${whole[$v]:-}" ]; then
@@ -83,29 +95,19 @@ for v in "${variants[@]}"; do
 			>>"$BUILD/scenarios/suite.log"
 	fi
 	echo "# variant $v: $kernel (${files[*]##*/})"
-	# The runner's own version line and plan go; its test lines are numbered on from n. awk records how many it
-	# passed on, how many failed and the runner's plan.
-	"$UMLBED" run --variant "$v" "${files[@]}" | awk -v n="$n" -v count="$T/count" '
-		/^TAP version / { next }
-		/^1\.\.[0-9]+/ { plan = substr($1, 4) + 0; next }
-		/^(not )?ok [0-9]+/ {
-			m++
-			if ($1 == "not") bad++
-			rest = $0
-			sub(/^(not )?ok [0-9]+/, "", rest)
-			print ($1 == "not" ? "not ok " : "ok ") (n + m) rest
-			fflush()
-			next
-		}
-		{ print; fflush() }
-		END { print m + 0, (plan == "" ? -1 : plan), bad + 0 > count }'
-	rc=${PIPESTATUS[0]}
-	read -r seen plan bad <"$T/count"
-	n=$((n + seen))
-	if [ "$plan" != "$seen" ] || { [ "$rc" != 0 ] && [ "$bad" = 0 ]; }; then
-		[ "$plan" = -1 ] && plan="none planned"
-		n=$((n + 1))
-		echo "not ok $n - $v: the runner reported every run it planned ($seen of $plan) and ended with them (exit $rc)"
+	r=$T/$v.json
+	"$UMLBED" run --variant "$v" --subtest "$v" --json "$r" "${files[@]}"
+	rc=$?
+	if ! jq -e '(.planned | type) == "number" and (.results | type) == "array"' "$r" >/dev/null 2>&1; then
+		ok 1 "$v: the runner wrote its report (exit $rc)"
+		continue
 	fi
+	bad=$(jq '[.results[] | select(.verdict != "ok" and .verdict != "SKIP")] | length' "$r")
+	ok "$bad" "$v: every run ok or SKIP ($(jq -r "$verdicts" "$r"))"
+	[ "$bad" = 0 ] || jq -r "$failures" "$r" | diag
+	planned=$(jq .planned "$r")
+	reported=$(jq '[.results[] | select(.verdict != "NOT RUN")] | length' "$r")
+	check "$v: the runner reported every run it planned ($reported of $planned) and ended with them (exit $rc)" \
+		ended_whole
 done
 echo "1..$n"
