@@ -19,6 +19,7 @@ is_broken_race() {
 	done
 	return 1
 }
+command -v jq >/dev/null || { echo "broken.sh: no jq to read the runner's report (Debian package jq)" >&2; exit 2; }
 # Failed runs keep their folders; here failures are the point, so keep them in a private folder that goes away.
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/umlbed-broken.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
@@ -28,15 +29,27 @@ status=0
 for v in "${variants[@]}"; do
 	"$top/uml-kernel/build.sh" "$v" >/dev/null || exit 2
 	make -s -C "$top/uml-kernel/modules" VARIANT="$v" >/dev/null 2>&1 || true
-	out=$("$BUILD/runner/umlbed" run -j "$(nproc)" --kernel "$BUILD/kernel/$v/obj/linux" "$top/scenarios" 2>/dev/null)
+	# The verdicts and names come from the runner's JSON report; its TAP is for people.
+	report=$scratch/$v.json
+	"$BUILD/runner/umlbed" run -j "$(nproc)" --kernel "$BUILD/kernel/$v/obj/linux" --json "$report" \
+		"$top/scenarios" >/dev/null 2>&1
+	rc=$?
+	if ! jq -e '(.results | type) == "array"' "$report" >/dev/null 2>&1; then
+		echo "$v: NOT CAUGHT: the runner wrote no report (exit $rc)"
+		status=1
+		continue
+	fi
 	# Caught means an expectation failed (FAILED): a crash, a timeout or an error of the set-up says nothing about
 	# whether the suite can tell this kernel is wrong, so those are listed apart and do not count. A broken race is the
 	# exception: its bug is a use of freed memory or an unlocked flush, which the forced races turn into a kernel
 	# report (KASAN, lockdep, RCU), and the runner calls a run with a report CRASHED.
 	verdicts='FAILED'
 	is_broken_race "$v" && verdicts='FAILED|CRASHED'
-	caught=$(echo "$out" | grep -E "^not ok .* # ($verdicts)\$" | sed -e 's/^not ok [0-9]* - //' -e 's/ # .*//')
-	other=$(echo "$out" | grep '^not ok' | grep -Ev " # ($verdicts)\$" | sed -e 's/^not ok [0-9]* - //')
+	caught=$(jq -r --arg c "$verdicts" '($c | split("|")) as $caught | .results[] | select(.verdict | IN($caught[])) |
+		.name' "$report")
+	other=$(jq -r --arg c "$verdicts" '($c | split("|")) as $caught | .results[] |
+		select(.verdict != "ok" and .verdict != "SKIP" and (.verdict | IN($caught[]) | not)) |
+		"\(.name) # \(.verdict)"' "$report")
 	if [ -n "$caught" ]; then
 		echo "$v: caught by $(echo "$caught" | wc -l) scenario runs ($verdicts):"
 		awk '{ print "    " $0 }' <<<"$caught"
