@@ -16,6 +16,7 @@
 #   PREFIX/lib/umlbed/MANIFEST                 every installed path, for uninstall
 #   PREFIX/share/man/man1/umlbed.1             the man page
 #   PREFIX/share/umlbed/meta/                  the Lua language server's definitions of the API
+#   PREFIX/share/umlbed/bench/                 umlbed bench's scenarios and report script
 # Kernel objtrees (for building one's own module) are not installed: they stay in the build, where
 # `umlbed kbuild` names them.
 set -euo pipefail
@@ -99,6 +100,11 @@ do_install() {
 	while IFS= read -r -d '' f; do
 		plan "$f" "$root/share/umlbed/meta/${f#"$top"/runner/lua/meta/}" 644
 	done < <(find "$top/runner/lua/meta" -type f -print0 | sort -z)
+	# umlbed bench's scenarios and report script: an installed runner reads them here, not in the source tree.
+	plan "$top/bench/report.pl" "$root/share/umlbed/bench/report.pl" 644
+	for f in "$top"/bench/scenarios/*.lua; do
+		plan "$f" "$root/share/umlbed/bench/scenarios/${f##*/}" 644
+	done
 	local kernels=() gen v
 	for gen in $("$top/uml-kernel/generation.sh" list); do
 		for v in $("$top/uml-kernel/generation.sh" get "$gen" variants); do

@@ -2,6 +2,7 @@
 #include "bench.h"
 #include "child.h"
 #include "path.h"
+#include "paths.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -11,21 +12,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#ifndef UMB_SRC_DIR
-#define UMB_SRC_DIR "."
-#endif
-
-static const char *bench_usage =
-    "usage: umlbed bench [--out DIR] [run options] [FILE|DIR]...\n"
-    "       umlbed bench --compare OLD.json NEW.json\n"
-    "\n"
-    "Runs the benchmark scenarios (default " UMB_SRC_DIR
-    "/bench/scenarios) one at a time (-j 1: concurrent\n"
-    "instances would time each other), never with --time-travel (its guest clock is simulated), and writes\n"
-    "DIR/results.json (every t:metric sample, per-point median/min/max, kernel, host CPU, commit) and one SVG and\n"
-    "one PNG per sweep with gnuplot (default DIR: ./umlbed-bench). Run options (--kernel, --variant, --param,\n"
-    "--filter, --timeout, ...) are those of umlbed run.\n"
-    "--compare prints each point's medians, NEW/OLD and whether it changed beyond the noise (bench/report.pl).\n";
+/* The usage text: a format whose %s is the folder holding bench/ (umb_data_dir). */
+#define BENCH_USAGE \
+    "usage: umlbed bench [--out DIR] [run options] [FILE|DIR]...\n" \
+    "       umlbed bench --compare OLD.json NEW.json\n" \
+    "\n" \
+    "Runs the benchmark scenarios (default: %s/bench/scenarios) one at a time (-j 1: concurrent\n" \
+    "instances would time each other), never with --time-travel (its guest clock is simulated), and writes\n" \
+    "DIR/results.json (every t:metric sample, per-point median/min/max, kernel, host CPU, commit) and one SVG and\n" \
+    "one PNG per sweep with gnuplot (default DIR: ./umlbed-bench). Run options (--kernel, --variant, --param,\n" \
+    "--filter, --timeout, ...) are those of umlbed run.\n" \
+    "--compare prints each point's medians, NEW/OLD and whether it changed beyond the noise (bench/report.pl).\n"
 
 /* Options of umlbed run that take a value: their value is not a file. */
 static int takes_value(const char *a) {
@@ -39,14 +36,18 @@ static int takes_value(const char *a) {
 
 int umb_bench_main(int argc, char **argv) {
   const char *out = "umlbed-bench";
-  char report[PATH_MAX];
-  if (umb_path(report, sizeof report, "%s/bench/report.pl", UMB_SRC_DIR)) {
-    fprintf(stderr, "umlbed bench: %s\n", strerror(ENAMETOOLONG));
+  char report[PATH_MAX], data[PATH_MAX];
+  /* The scenarios and the report script are the checkout's, or the installed copies (never a path built in). */
+  char *build = umb_build_dir();
+  int drc = build ? umb_data_dir(data, sizeof data, build) : -ENOMEM;
+  free(build);
+  if (drc || umb_path(report, sizeof report, "%s/bench/report.pl", data)) {
+    fprintf(stderr, "umlbed bench: %s\n", strerror(drc ? -drc : ENAMETOOLONG));
     return 2;
   }
   if (argc >= 3 && !strcmp(argv[2], "--compare")) {
     if (argc != 5) {
-      fputs(bench_usage, stderr);
+      fprintf(stderr, BENCH_USAGE, data);
       return 2;
     }
     /* A FIFO would hang the report and /dev/zero fill memory: regular files of a bounded size, checked here. */
@@ -71,13 +72,13 @@ int umb_bench_main(int argc, char **argv) {
   rargv[k++] = "run";
   for (int i = 2; i < argc; i++) {
     if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-      fputs(bench_usage, stdout);
+      printf(BENCH_USAGE, data);
       free(rargv);
       return 0;
     }
     if (!strcmp(argv[i], "--out")) {
       if (i + 1 == argc) {
-        fputs(bench_usage, stderr);
+        fprintf(stderr, BENCH_USAGE, data);
         goto out;
       }
       out = argv[++i];
@@ -99,7 +100,7 @@ int umb_bench_main(int argc, char **argv) {
   }
   char json[PATH_MAX], bdir[PATH_MAX];
   if (umb_path(json, sizeof json, "%s/runs.json", out) ||
-      umb_path(bdir, sizeof bdir, "%s/bench/scenarios", UMB_SRC_DIR)) {
+      umb_path(bdir, sizeof bdir, "%s/bench/scenarios", data)) {
     fprintf(stderr, "umlbed bench: --out %s: %s\n", out, strerror(ENAMETOOLONG));
     goto out;
   }
@@ -116,7 +117,7 @@ int umb_bench_main(int argc, char **argv) {
     status = run;
     goto out;
   }
-  char *rep[] = {"perl", report, json, (char *)out, "--src", UMB_SRC_DIR, NULL};
+  char *rep[] = {"perl", report, json, (char *)out, "--src", data, NULL};
   int rc = umb_child_run(rep);
   status = run ? run : rc;
 out:

@@ -24,14 +24,19 @@ char *umb_build_dir(void) {
   return strdup(dirname(dirname(exe)));
 }
 
+/* Whether bdir is an installed runner's (make install writes BUILD/install.info) rather than a checkout's build. */
+static int installed(const char *bdir) {
+  char info[PATH_MAX];
+  return !umb_path(info, sizeof info, "%s/install.info", bdir) && !access(info, F_OK);
+}
+
 /* The folder of the host's caches: BUILD in a build tree; for an installed runner (BUILD/install.info, written by
  * make install), whose BUILD may belong to root, $XDG_CACHE_HOME/umlbed or ~/.cache/umlbed, made if missing.
  * "" when there is none. */
 static const char *cache_dir(const char *bdir) {
   static char dir[PATH_MAX];
-  char info[PATH_MAX];
   if (dir[0]) return dir;
-  if (umb_path(info, sizeof info, "%s/install.info", bdir) || access(info, F_OK)) {
+  if (!installed(bdir)) {
     snprintf(dir, sizeof dir, "%s", bdir);
     return dir;
   }
@@ -50,6 +55,14 @@ static const char *cache_dir(const char *bdir) {
   mkdir(dirname(parent), 0700);
   if (mkdir(dir, 0700) && errno != EEXIST) dir[0] = '\0';
   return dir;
+}
+
+int umb_data_dir(char *out, size_t size, const char *bdir) {
+  char dir[PATH_MAX], real[PATH_MAX];
+  /* PREFIX/lib/umlbed is BUILD: the data is in PREFIX/share/umlbed. */
+  if (umb_path(dir, sizeof dir, installed(bdir) ? "%s/../../share/umlbed" : "%s/..", bdir)) return -ENAMETOOLONG;
+  /* The folder by its own name where it exists, so that messages and help texts show no "..". */
+  return umb_path(out, size, "%s", realpath(dir, real) ? real : dir) ? -ENAMETOOLONG : 0;
 }
 
 int umb_cache_file(char *out, size_t size, const char *bdir, const char *env, const char *name) {

@@ -8,6 +8,9 @@
 
 /* The build folder above the one holding this binary (BUILD/runner/umlbed), malloc'd; NULL when out of memory. */
 char *umb_build_dir(void);
+/* The folder of the data files a command reads (bench/report.pl, bench/scenarios/): the checkout above bdir, or,
+ * for an installed runner, PREFIX/share/umlbed. 0, or -ENAMETOOLONG. */
+int umb_data_dir(char *out, size_t size, const char *bdir);
 /* A cache file of this host: $env when it is set ("" turns the cache off), else name in the cache folder (bdir in a
  * build tree; for an installed runner, $XDG_CACHE_HOME/umlbed or ~/.cache/umlbed, made if missing). 0 with the
  * path in out, or -1 (out "") when there is none. */

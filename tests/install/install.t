@@ -33,6 +33,12 @@ done
 check "the LuaLS definitions are installed with their folders (umlbed/bed.lua for umlbed.bed)" \
   [ -f "$I/share/umlbed/meta/umlbed.lua" ] && [ -f "$I/share/umlbed/meta/umlbed/bed.lua" ]
 check "install.info names the prefix" grep -qx "prefix $PREFIX" "$I/lib/umlbed/install.info"
+check "umlbed bench's scenarios and report script are installed" \
+  [ -f "$I/share/umlbed/bench/report.pl" ] && [ -f "$I/share/umlbed/bench/scenarios/refault.lua" ]
+# The installed runner reads them there, not in the source tree it was built from.
+"$I/bin/umlbed" bench --help >"$T/bench-help" 2>&1
+check "the installed umlbed bench takes its scenarios from the prefix" grep -q "default: $I/share/umlbed/bench/scenarios" "$T/bench-help" ||
+  diag "$T/bench-help"
 # Every file under the prefix is in the manifest, so uninstall can remove it.
 manifest_whole() {
   (cd "$I" && find . \( -type f -o -type l \) | sed 's|^\./||' | sort) >"$T/files"
