@@ -42,7 +42,7 @@ for gen in "${gens[@]}"; do
   UMLBED_KSELFTESTS_GEN=$gen UMLBED_KSELFTESTS=$bins \
     run run -j auto --variant "$variant" --timeout "$(scaled 600)" --json "$T/all-$gen.json" "$VM"
   check "$gen: the whole table: every run matches it (exit 0)" [ "$rc" = 0 ]
-  [ "$rc" = 0 ] || { grep -A12 '^not ok' "$T/out" | diag /dev/stdin; diag "$T/err"; }
+  [ "$rc" = 0 ] || { failed_runs | diag; diag "$T/err"; }
   lines=$(grep -cE '^(pass|skip|xfail) ' "$TABLE")
   check "$gen: one run per table line ($lines)" [ "$(count)" = "$lines" ]
   check "$gen: the runs are the kernel generation's own (selftests/vm before 6.3, mm since)" \

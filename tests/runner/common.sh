@@ -103,6 +103,12 @@ field() {
   jq -r --arg n "$1" --arg k "$2" \
     '[.results[] | select(.name == $n)] | if length == 1 then .[0][$k] // empty else empty end' "$J" 2>/dev/null
 }
+# failed_runs: each run of the report that is neither ok nor SKIP, as a line "NAME: VERDICT (FILE)" and its first
+# 12 lines of diagnostics indented: what a failed check shows (failed_runs | diag), in place of the TAP's blocks.
+failed_runs() {
+  jq -r '.results[] | select(.verdict != "ok" and .verdict != "SKIP") | "\(.name): \(.verdict) (\(.file))",
+    (.diag // "" | split("\n") | map(select(. != "")) | .[:12][] | "  " + .)' "$J" 2>/dev/null
+}
 # diag_has NAME TEXT: the diagnostics of the run named NAME, as the JSON report keeps them, hold TEXT (a fixed
 # string). Only for checks where the message itself is what is tested (an error naming its file:line, a diff).
 diag_has() { field "$1" diag | grep -qF -- "$2"; }

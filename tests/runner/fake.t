@@ -93,6 +93,9 @@ check "json report: all 7 results with the right counts" \
   jtrue '(.results | length) == 7 and .summary == {ok: 4, SKIP: 1, FAILED: 1, TIMEOUT: 0, CRASHED: 0, ERROR: 1}'
 # TAP has a line per run too, whatever the order they ended in.
 check "-j 4: TAP with a plan and a result for each of the 7 runs" tap_is 7
+check "failed_runs (common.sh) names the FAILED and the ERROR run, each with its diagnostics" \
+  eval '[ "$(failed_runs | grep -c "^[^ ]")" = 2 ] && failed_runs | grep -qx "fake fail: FAILED (.*fake-fail.lua)" &&
+    failed_runs | grep -q "^  .*fake-fail.lua:6: deliberate mismatch"'
 check "junit report: one testcase per run, failure and error elements" \
   test "$(grep -c '<testcase ' "$T/r.xml")" = 7 -a "$(grep -c '<failure ' "$T/r.xml")" = 1 -a "$(grep -c '<error ' "$T/r.xml")" = 1
 if command -v xmllint >/dev/null; then
