@@ -25,6 +25,13 @@ function generation.read(root, gen) end
 ---@return string|nil err why not
 function generation.default(root) end
 
+---The stack of a variant as uml-kernel/generation.sh composes it, read from its definition (uml-kernel/variants/NAME).
+---@param root string the repository's top
+---@param name string the variant, e.g. "full"
+---@return {generation:string,patches:string[],configs:string[]}|nil v its generation, patches in order and config fragments
+---@return string|nil err why not
+function generation.variant(root, name) end
+
 ---What build.sh wrote next to a built kernel (BUILD/kernel/VARIANT/obj/linux): variant.info.
 ---@param kernel string the kernel's path
 ---@return table<string,string>|nil info generation, base and export (the EXPORT_SYMBOL* the variant gives invalidate_mmap_range, or "none")
