@@ -1,8 +1,10 @@
-/* verb_kernel.c: the kernel's interfaces: the invalidation trigger and its stats, klog, modules, poweroff. */
+/* verb_kernel.c: the kernel's interfaces: the invalidation trigger and its stats, fault injection (failwrite), klog,
+ * modules, poweroff. */
 #include "worker.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/klog.h>
@@ -11,8 +13,77 @@
 
 #define TRIGGER_PATH "/sys/kernel/mm/invalidate_mmap_range/trigger"
 #define STATS_PATH "/sys/kernel/mm/invalidate_mmap_range/stats"
+#define FAIL_NTH_PATH "/proc/thread-self/fail-nth"
 
 int v_trigger(struct req *r) { return writefile(r, TRIGGER_PATH, r->arg[0]); }
+
+/* Writes a decimal number to the task's fail-nth file; its write ignores the file position. */
+static int fail_nth_set(struct req *r, int fd, uint64_t n) {
+  char num[24];
+  int len = snprintf(num, sizeof num, "%llu", (unsigned long long)n);
+  if (write(fd, num, (size_t)len) != len) return fail(r, errno, "%s", "write " FAIL_NTH_PATH);
+  return 0;
+}
+
+/*
+ * failwrite N PATH DATA: one write() of DATA to PATH with the task's N-th fault armed (fail-nth, in the kernel's
+ * Documentation/fault-injection/fault-injection.rst). Both files are opened before N is set, since fail-nth counts
+ * every slab allocation of the task and an open allocates. Reading fail-nth back gives 0 once the fault was
+ * injected and what is left of N otherwise; writing 0 then disarms a fault the write did not reach, so no later
+ * request of this worker fails by surprise. The reply is what write() returned (a count or an errno name) and 1
+ * or 0 for injected or not: a failed write is part of the answer, not an error of the verb.
+ */
+int v_failwrite(struct req *r) {
+  uint64_t nth;
+  char *path;
+  int e = arg_u64(r, 0, "N", &nth);
+  if (e) return e;
+  /* The kernel reads N with kstrtouint, and 0 would mean no fault at all. */
+  if (nth == 0 || nth > UINT32_MAX) return bad(r, "N (1 to 2^32-1)");
+  /* DATA is decoded where it lies, as writefile does. */
+  char *bytes = (char *)r->arg[2].p;
+  size_t len = 0;
+  if ((e = umb_pct_decode_to(r->arg[2].p, r->arg[2].n, bytes, &len))) return e == -EINVAL ? bad(r, "DATA") : e;
+  if ((e = arg_str(r, 1, "PATH", &path))) return e;
+  int fd = open_path(r, path, O_WRONLY), nfd = -1;
+  if (fd < 0) {
+    e = fd;
+    goto out;
+  }
+  if ((nfd = open_path(r, FAIL_NTH_PATH, O_RDWR)) < 0) {
+    e = nfd;
+    goto out;
+  }
+  if ((e = fail_nth_set(r, nfd, nth))) goto out;
+  ssize_t n = write(fd, bytes, len);
+  int werr = errno;
+  char left[24] = "";
+  ssize_t got = pread(nfd, left, sizeof left - 1, 0);
+  if (got < 0) {
+    e = fail(r, errno, "%s", "read " FAIL_NTH_PATH);
+    /* Disarmed all the same; the read's error is the one the reply names. */
+    ssize_t ignored = write(nfd, "0", 1);
+    (void)ignored;
+    goto out;
+  }
+  if ((e = fail_nth_set(r, nfd, 0))) goto out;
+  uint64_t rest;
+  left[got] = '\0';
+  if (got > 0 && left[got - 1] == '\n') left[got - 1] = '\0';
+  if (umb_num_parse(left, &rest)) {
+    e = fail(r, EPROTO, "%s", "read " FAIL_NTH_PATH ": not a number");
+    goto out;
+  }
+  if (n < 0)
+    e = umb_buf_printf(r->out, " %s %d", umb_errname(werr), rest == 0);
+  else
+    e = umb_buf_printf(r->out, " %zd %d", n, rest == 0);
+out:
+  if (nfd >= 0) close(nfd);
+  if (fd >= 0) close(fd);
+  free(path);
+  return e;
+}
 
 int v_stats(struct req *r) {
   umb_buf b = {0};

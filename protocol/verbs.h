@@ -41,6 +41,7 @@
   X(readfile, 1, 2, 0, 1, UMB_PCT_BYTES(UMB_DATA_MAX))                              \
   X(writefile, 2, 2, 0, 1, UMB_NUM_BYTES)                                           \
   X(trigger, 1, 1, 0, 1, UMB_NUM_BYTES)                                             \
+  X(failwrite, 3, 3, 0, 2, 2 * UMB_NUM_BYTES)                                       \
   X(stats, 0, 0, 0, UMB_STATS_MAX, UMB_STATS_MAX + 3 * UMB_DATA_MAX)                \
   X(setuid, 1, 1, UMB_VF_WORKER_ONLY, 0, 0)                                         \
   X(capdrop, 0, 0, UMB_VF_WORKER_ONLY, 0, 0)                                        \

@@ -315,6 +315,46 @@ static int proc_invalidate(lua_State *L) {
   return umb_lua_call(L, p->svm, p->pid, "trigger", &b, umb_conv_true, 0);
 }
 
+/* The failwrite reply "RESULT INJECTED": a count, or the errno name write() failed with; 1 if the fault was injected.
+ * Stack: 1 proc, 2 n, 3 path. */
+static int conv_failwrite(lua_State *L, int base, int n, lua_Integer arg) {
+  uint64_t v, injected;
+  (void)arg;
+  const char *res = n == 2 ? lua_tostring(L, base) : NULL;
+  if (!res || umb_num_parse(lua_tostring(L, base + 1), &injected) || injected > 1)
+    return umb_lua_fail(L, -EPROTO, "bad failwrite reply");
+  if (res[0] == 'E') {
+    int err = umb_errno_from_name(res);
+    if (!err) return umb_lua_fail(L, -EPROTO, "bad errno name in failwrite reply");
+    lua_pushfstring(L, "write %s", path_arg(L, 3));
+    umb_lua_fail(L, -err, lua_tostring(L, -1));
+    lua_pushboolean(L, injected == 1);
+    return 4;
+  }
+  if (umb_num_parse(res, &v)) return umb_lua_fail(L, -EPROTO, "bad count in failwrite reply");
+  lua_pushinteger(L, (lua_Integer)v);
+  lua_pushboolean(L, injected == 1);
+  return 2;
+}
+
+/* proc:failwrite(n, path, data) -> written, injected | nil, "ENAME: write PATH", "ENAME", injected: one write() of
+ * data to path with this process's n-th fault armed (fail-nth). A failure of the verb itself (no fail-nth in this
+ * kernel, a path that does not open) is nil, err, ename without the fourth value. */
+static int proc_failwrite(lua_State *L) {
+  umb_lproc *p = umb_lua_check_proc(L, 1);
+  lua_Integer nth = luaL_checkinteger(L, 2);
+  luaL_argcheck(L, nth >= 1 && nth <= (lua_Integer)UINT32_MAX, 2, "between 1 and 2^32-1");
+  const char *path = path_arg(L, 3);
+  size_t len;
+  const char *d = luaL_checklstring(L, 4, &len);
+  umb_buf b = {0};
+  umb_args_num(&b, (uint64_t)nth);
+  umb_args_str(&b, path, strlen(path));
+  umb_args_str(&b, d, len);
+  lua_settop(L, 3);
+  return umb_lua_call(L, p->svm, p->pid, "failwrite", &b, conv_failwrite, 0);
+}
+
 void umb_lua_open_proc(lua_State *L) {
   static const luaL_Reg methods[] = {{"fork", proc_fork},
                                      {"exit", proc_exit},
@@ -329,6 +369,7 @@ void umb_lua_open_proc(lua_State *L) {
                                      {"punch", proc_punch},
                                      {"mremap", proc_mremap},
                                      {"invalidate", proc_invalidate},
+                                     {"failwrite", proc_failwrite},
                                      {NULL, NULL}};
   static const luaL_Reg meta[] = {{"__tostring", proc_tostring}, {"__eq", proc_eq}, {NULL, NULL}};
   umb_lua_newclass(L, UMB_PROC_MT, methods, meta, proc_get);

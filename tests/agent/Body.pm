@@ -65,6 +65,23 @@ sub run {
     okr($a, 'unlink', $w, 'unlink', pct("$sh/g h"));
     errr($a, 'ENOENT', 'readfile after unlink', 1, 'readfile', pct("$sh/g h"));
     errr($a, 'ENOENT', 'writefile does not create', 1, 'writefile', pct("$sh/nope"), 'x');
+    # failwrite: a kernel with fault injection has /proc/thread-self/fail-nth; one without refuses the verb before
+    # it writes anything.
+    okr($a, 'create for failwrite', $w, 'create', pct("$sh/fw"), 0);
+    my $nth = $a->call($w, 'readfile', pct('/proc/thread-self/fail-nth'));
+    if ($nth && !$nth->{ok}) {
+        is($nth->{ename}, 'ENOENT', 'no fail-nth: this kernel has no fault injection');
+        my $r = errr($a, 'ENOENT', 'failwrite without fail-nth', $w, 'failwrite', 1, pct("$sh/fw"), 'abc');
+        like($r && $r->{msg} // '', qr{^open /proc/thread-self/fail-nth}, 'failwrite: the error names fail-nth');
+        is((okr($a, 'readfile after a refused failwrite', 1, 'readfile', pct("$sh/fw")))[0], '-',
+            'a refused failwrite wrote nothing');
+    } else {
+        is_deeply([okr($a, 'failwrite with a fault it does not reach', $w, 'failwrite', 4000000000, pct("$sh/fw"), 'abc')],
+            [3, 0], 'failwrite: the count, and 0 for a fault not injected');
+        is(unpct((okr($a, 'fail-nth after failwrite', $w, 'readfile', pct('/proc/thread-self/fail-nth')))[0] // ''),
+            "0\n", 'failwrite disarms the fault it did not reach');
+    }
+    errr($a, 'ENOENT', 'failwrite to a missing file', $w, 'failwrite', 1, pct("$sh/nope"), 'x');
     okr($a, 'create empty', 1, 'create', pct("$sh/empty"), 0);
     is((okr($a, 'readfile of an empty file', 1, 'readfile', pct("$sh/empty")))[0], '-', 'empty data is -');
     okr($a, 'writefile a lone dash', 1, 'writefile', pct("$sh/empty"), '%2D');
@@ -474,6 +491,10 @@ sub bad_input {
     raw_err($a, "9051 $w run 0 4294967295 - - /x\n", 9051, 'EINVAL', 'run with UID -1');
     raw_err($a, "9052 $w run 0 - - noequals /x\n", 9052, 'EINVAL', 'run with an ENV entry without =');
     raw_err($a, "9053 $w run 0 - - -\n", 9053, 'EINVAL', 'run without PATH');
+    raw_err($a, "9060 $w failwrite 0 /x y\n", 9060, 'EINVAL', 'failwrite N 0 (no fault)');
+    raw_err($a, "9061 $w failwrite 4294967296 /x y\n", 9061, 'EINVAL', 'failwrite N above 2^32-1');
+    raw_err($a, "9062 $w failwrite 1 /x %ZZ\n", 9062, 'EINVAL', 'failwrite with bad DATA');
+    raw_err($a, "9063 $w failwrite 1 /x\n", 9063, 'EINVAL', 'failwrite without DATA');
 
     # A duplicate of an outstanding ID is refused; the original is still answered.
     my $go = "$sh/go3";

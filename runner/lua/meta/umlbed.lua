@@ -349,6 +349,16 @@ function proc:mremap(addr, length, newaddr) end
 ---@return string|nil ename the errno name
 function proc:invalidate(args) end
 
+---Writes data to a file in one write() with this process's n-th fault armed (fail-nth).
+---@param n integer which allocation of the write fails (1 to 2^32-1)
+---@param path umlbed.path the file object or guest path
+---@param data string the bytes
+---@return integer|nil written bytes written; nil if write() failed or the verb did
+---@return boolean|string|nil injected true if the fault was injected; on failure "ENAME: message"
+---@return string|nil ename the errno name on failure
+---@return boolean|nil injected after a failed write: true if the fault was injected
+function proc:failwrite(n, path, data) end
+
 ---An mmap in one guest process; page arguments are 0-based page indexes within it.
 ---@class umlbed.mapping
 ---@field addr integer start address in the guest process
