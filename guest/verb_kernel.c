@@ -30,8 +30,9 @@ static int fail_nth_set(struct req *r, int fd, uint64_t n) {
  * Documentation/fault-injection/fault-injection.rst). Both files are opened before N is set, since fail-nth counts
  * every slab allocation of the task and an open allocates. Reading fail-nth back gives 0 once the fault was
  * injected and what is left of N otherwise; writing 0 then disarms a fault the write did not reach, so no later
- * request of this worker fails by surprise. The reply is what write() returned (a count or an errno name) and 1
- * or 0 for injected or not: a failed write is part of the answer, not an error of the verb.
+ * request of this worker fails by surprise. The reply is what write() returned (a count, the errno name for -1, or
+ * any other negative value as it is) and 1 or 0 for injected or not: a failed write is part of the answer, not an
+ * error of the verb.
  */
 int v_failwrite(struct req *r) {
   uint64_t nth;
@@ -74,7 +75,8 @@ int v_failwrite(struct req *r) {
     e = fail(r, EPROTO, "%s", "read " FAIL_NTH_PATH ": not a number");
     goto out;
   }
-  if (n < 0)
+  /* A negative value other than -1 is no errno: a store() that returned garbage passes through vfs_write(). */
+  if (n == -1)
     e = umb_buf_printf(r->out, " %s %d", umb_errname(werr), rest == 0);
   else
     e = umb_buf_printf(r->out, " %zd %d", n, rest == 0);

@@ -315,7 +315,8 @@ static int proc_invalidate(lua_State *L) {
   return umb_lua_call(L, p->svm, p->pid, "trigger", &b, umb_conv_true, 0);
 }
 
-/* The failwrite reply "RESULT INJECTED": a count, or the errno name write() failed with; 1 if the fault was injected.
+/* The failwrite reply "RESULT INJECTED": a count, the errno name of a write() that returned -1, or another negative
+ * value; 1 if the fault was injected.
  * Stack: 1 proc, 2 n, 3 path. */
 static int conv_failwrite(lua_State *L, int base, int n, lua_Integer arg) {
   uint64_t v, injected;
@@ -331,15 +332,19 @@ static int conv_failwrite(lua_State *L, int base, int n, lua_Integer arg) {
     lua_pushboolean(L, injected == 1);
     return 4;
   }
-  if (umb_num_parse(res, &v)) return umb_lua_fail(L, -EPROTO, "bad count in failwrite reply");
-  lua_pushinteger(L, (lua_Integer)v);
+  /* A negative value other than -1 (no errno) comes as it is, a signed decimal. */
+  int neg = res[0] == '-';
+  if (umb_num_parse(res + neg, &v) || v > (uint64_t)INT64_MAX)
+    return umb_lua_fail(L, -EPROTO, "bad count in failwrite reply");
+  lua_pushinteger(L, neg ? -(lua_Integer)v : (lua_Integer)v);
   lua_pushboolean(L, injected == 1);
   return 2;
 }
 
 /* proc:failwrite(n, path, data) -> written, injected | nil, "ENAME: write PATH", "ENAME", injected: one write() of
- * data to path with this process's n-th fault armed (fail-nth). A failure of the verb itself (no fail-nth in this
- * kernel, a path that does not open) is nil, err, ename without the fourth value. */
+ * data to path with this process's n-th fault armed (fail-nth); written is negative if write() returned a negative
+ * value other than -1. A failure of the verb itself (no fail-nth in this kernel, a path that does not open) is nil,
+ * err, ename without the fourth value. */
 static int proc_failwrite(lua_State *L) {
   umb_lproc *p = umb_lua_check_proc(L, 1);
   lua_Integer nth = luaL_checkinteger(L, 2);
