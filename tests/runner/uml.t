@@ -115,6 +115,12 @@ run run "${K[@]}" "$SCEN/uml-invalidate-path.lua"
 check "vm:invalidate by path needs a length (no silent zero length)" verdict_is "invalidate by path needs a length" ok
 rm -rf "$TMPDIR"/umlbed-*
 
+run run "${K[@]}" "$SCEN/uml-failwrite.lua"
+check "proc:failwrite refuses bad arguments, and fails before writing without fail-nth" \
+  verdict_is "failwrite: arguments, and a write with or without fail-nth" ok
+[ "$rc" = 0 ] || diag "$T/out"
+rm -rf "$TMPDIR"/umlbed-*
+
 run run "${K[@]}" "$SCEN/uml-error.lua"
 check "Lua error: ERROR" verdict_is "Lua error is ERROR" ERROR
 # The error's file:line and message are what a reader needs: that text is what is tested.
