@@ -31,10 +31,10 @@
 # object recompiles, the kernel relinks), restores the line. A mutant that does not compile is "not built". The runs
 # are the scenario files that reach the mutated function according to the coverage report's reach.txt
 # (BUILD/coverage/COVERAGE-VARIANT/report/reach.txt, make coverage; a file newer than it runs for every mutant), or
-# every scenario when there is none; the
-# files that killed earlier mutants go first. A mutant is killed by the first FAILED or CRASHED run, confirmed by
-# running that scenario file alone; a run that only times out makes it "timeout" (not a kill). A run of the
-# unmutated kernel first must pass, or nothing is reported.
+# every scenario when there is none; the files that killed earlier mutants go first. A mutant is killed by the first
+# FAILED or CRASHED run (read from the runner's JSON report), confirmed by running that scenario file alone; a run
+# that only times out makes it "timeout" (not a kill) unless it times out again alone. A run of the unmutated kernel
+# first must pass, or nothing is reported.
 use strict;
 use warnings;
 use Cwd qw(abs_path);
@@ -415,11 +415,14 @@ sub run_files {
     return $r->{results} // [];
 }
 
-# run_stream(KERNEL, TIMEOUT, LOG, NAMES, FILES): one runner over FILES that is stopped (SIGINT, which it cleans up
-# after) at the first run that is FAILED, CRASHED or TIMEOUT, read from its TAP as the runs end: a mutant that
-# breaks the kernel costs one run's time, not every run's. The runs seen, as { name, verdict, file }.
+# run_stream(KERNEL, JSON, TIMEOUT, LOG, NAMES, FILES): one runner over FILES that is stopped (SIGINT, which it
+# cleans up after, and still writes its report) as soon as a run ends not ok: a mutant that breaks the kernel costs
+# one run's time, not every run's. Its TAP is read for that moment only, a result line that starts with "not ok";
+# what each run was comes from its JSON report. The runs that ended, as { name, verdict, file, report }, and whether
+# the runner was stopped.
 sub run_stream {
-    my ($kernel, $timeout, $log, $names, @files) = @_;
+    my ($kernel, $json, $timeout, $log, $names, @files) = @_;
+    unlink $json;
     pipe(my $r, my $w) or fail("pipe: $!");
     my $pid = fork // fail("fork: $!");
     if (!$pid) {
@@ -428,40 +431,29 @@ sub run_stream {
         open(STDOUT, '>&', $w) or exit 127;
         open(STDERR, '>>', $log) or exit 127;
         exec("$BUILD/runner/umlbed", 'run', '-j', $ENV{JOBS} // 'auto', '--timeout', $timeout, '--kernel', $kernel,
-             @files) or exit 127;
+             '--json', $json, @files) or exit 127;
     }
     close $w;
     $child = $pid;
     open(my $lh, '>>', $log) or fail("$log: $!");
-    my (@runs, @kept, $stopped, $timed_out);
+    my $stopped;
     while (my $l = <$r>) {
         print $lh $l;
-        push @kept, $1 if $l =~ /^# run folder kept: (\S+)\s*$/;
-        # A run that timed out is followed by its diagnostics: whether the kernel reported something before the hang.
-        if ($timed_out) {
-            if ($l =~ /^#\s+vm\d+: console at the timeout \((kernel \w+|lockdep report)[^)]*\)/) {
-                $timed_out->{report} = $1;
-            }
-            next if $l =~ /^#/;
-            kill('INT', $pid);
-            undef $timed_out;
-            $stopped = 1;
-        }
-        next if $stopped;
-        my ($name, $verdict);
-        if ($l =~ /^not ok \d+ - (.*) # (FAILED|CRASHED|TIMEOUT|ERROR)\s*$/) { ($name, $verdict) = ($1, $2) }
-        elsif ($l =~ /^ok \d+ - (.*?)(?: # SKIP.*)?\s*$/) { ($name, $verdict) = ($1, 'ok') }
-        else { next }
-        $name =~ s/\\#/#/g;
-        push @runs, { name => $name, verdict => $verdict, file => $names->{$name} // '' };
-        if ($verdict eq 'TIMEOUT') { $timed_out = $runs[-1] }
-        elsif ($verdict =~ /^(FAILED|CRASHED)$/) { kill('INT', $pid); $stopped = 1 }
+        next if $stopped || $l !~ /^\s*not ok\b/;
+        kill('INT', $pid);
+        $stopped = 1;
     }
     waitpid($pid, 0);
     undef $child;
     close $lh;
-    drop_kept(@kept);
-    return \@runs;
+    my $rep = -s $json ? eval { decode_json(slurp($json)) } : undef;
+    my @res = @{ $rep->{results} // [] };
+    drop_kept(map { $_->{kept} } @res);
+    # The runs that had not started, and those the stop ended (ERROR, interrupted), did not end on their own.
+    my @runs = map { { name => $_->{name}, verdict => $_->{verdict}, file => $_->{file} // $names->{$_->{name}} // '',
+                       report => crashed_hang($_) } }
+        grep { $_->{verdict} ne 'NOT RUN' && !($stopped && $_->{verdict} eq 'ERROR') } @res;
+    return (\@runs, $stopped);
 }
 
 # crashed_hang(RUN): a run of the JSON report that timed out after a kernel report.
@@ -528,16 +520,16 @@ sub judge {
         return 0;
     };
     for my $stage (@stages) {
-        my $res = run_stream($kernel, $timeout, $log, $names, @$stage);
+        my ($res, $stopped) = run_stream($kernel, "$out/stream.json", $timeout, $log, $names, @$stage);
         $r->{runs} += @$res;
         # A run that hung after a kernel report (a WARNING, lockdep, BUG, KASAN) is a crash: the kernel said what
         # went wrong before it stopped answering.
         my @k = grep { $_->{verdict} =~ /^(FAILED|CRASHED|TIMEOUT)$/ || $_->{report} } @$res;
         push @hung, map { $_->{name} } grep { $_->{verdict} eq 'TIMEOUT' } @$res;
         return if $confirmed->(\@k);
-        next unless @k;
-        # The stream stopped at a failure that did not fail again alone: the stage again, whole, and every failure
-        # of that run read and confirmed.
+        next unless $stopped;
+        # The stream stopped at a failure that did not fail again alone (or at a run that was not a failure, an
+        # ERROR): the stage again, whole, and every failure of that run read and confirmed.
         my $all = run_files($kernel, "$out/mutant.json", $timeout, $log, @$stage) // [];
         $r->{runs} += @$all;
         my @again = map { { name => $_->{name}, verdict => $_->{verdict}, file => $names->{$_->{name}} // '',

@@ -4,11 +4,11 @@
 # The mutants are checked against the series itself: each one's line is a line a patch adds, and changed. The gate
 # is checked on results files written here: a survivor without a reason fails it, and so does a score below the
 # threshold (60 % here: one kill of three, the others explained, is below it); a reason passes it. A SIGTERM while a
-# mutant is in the tree puts the original back; a mutant whose run hangs, and hangs again alone, is detected. The
-# sharded run judges three mutants of the default generation's full variant (its own tree under BUILD/mutate/),
-# once whole and once in three shards, with a kbuild that builds nothing (UMLBED_MUTATE_KBUILD) and one quick
-# scenario (--scenario): the driver is under test here, and the mutants' kernels and the suite's power are make
-# mutate's.
+# mutant is in the tree puts the original back; a mutant whose run fails, or hangs, and does so again alone, is
+# killed. The sharded run judges three mutants of the default generation's full variant (its own tree under
+# BUILD/mutate/), once whole and once in three shards, with a kbuild that builds nothing (UMLBED_MUTATE_KBUILD) and
+# one quick scenario (--scenario): the driver is under test here, and the mutants' kernels and the suite's power are
+# make mutate's.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${UMLBED_BUILD:-${BUILD:-$top/build}}
@@ -170,6 +170,15 @@ else
 	check "... and the hang, timed out again alone, is detected: killed, as a hang" \
 		jqt '[.results[] | .verdict, .detected] == ["killed", "hang"]' "$T/hang/results.json"
 	jq -c '.results[]' "$T/hang/results.json" 2>/dev/null | diag
+	# A mutant that a scenario kills: FAILED once the mark is there, and FAILED again alone, as the runner's JSON
+	# report tells the runs.
+	mark=$T/fail-mark
+	MUTATE_T_FAIL=$mark UMLBED_MUTATE_KBUILD="touch $mark" "$mutate" run --only "${ids[0]}" \
+		--scenario "$top/tests/mutate/scenarios/fail-when-marked.lua" --out "$T/fail" >"$T/fail.out" 2>&1
+	check "a mutant whose run fails, and fails again alone, is killed, by that run" \
+		jqt '[.results[] | .verdict, .killed_by[0].verdict, .killed_by[0].file]
+			== ["killed", "FAILED", "tests/mutate/scenarios/fail-when-marked.lua"]' "$T/fail/results.json"
+	jq -c '.results[]' "$T/fail/results.json" 2>/dev/null | diag
 
 	# SIGTERM while a mutant is in the tree: the build is ended first, the original is put back with a new time.
 	id=${ids[0]}
