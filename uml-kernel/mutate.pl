@@ -1,16 +1,18 @@
 #!/usr/bin/perl
 # Mutation testing of the series: mutate.pl list|run|report [options]; each mutant is one changed line of the series' C code, built incrementally and run against the scenarios that reach it.
 #
-#   mutate.pl list   [--gen GEN] [--all] [--shard K/N]          the mutants, one a line: ID<TAB>ORIGINAL<TAB>MUTATED
+#   mutate.pl list   [--gen GEN] [--all] [--diff REV] [--shard K/N]   the mutants, one a line: ID<TAB>ORIGINAL<TAB>MUTATED
 #                                                                (the lines without their indentation)
-#   mutate.pl run    [--gen GEN] [--all] [--shard K/N] [--only ID]... [--scenario FILE]... [--out DIR] [--timeout S]
-#                    [--resume]
+#   mutate.pl run    [--gen GEN] [--all] [--diff REV] [--shard K/N] [--only ID]... [--scenario FILE]... [--out DIR]
+#                    [--timeout S] [--resume]
 #                    builds and runs each mutant, writes DIR/results.json (default BUILD/mutate/GEN/shard-K-of-N)
 #                    after each one; --resume keeps the results DIR holds of the same mutants (same id and change);
 #                    --scenario judges with those scenario files only (default: every file of scenarios/), for the
-#                    edit loop and for the tool's own test
+#                    edit loop and for the tool's own test; a command line that starts with an option is run's
+#   mutate.pl file   [--all] FILE...                             the mutants of every line of each C file (the
+#                                                                operators' own test)
 #   mutate.pl tce OBJECT OBJECT                                  exit 0 when the two have the same code (debug aside)
-#   mutate.pl reasons [--equivalent F]                             every reason names a mutant that exists (its id and
+#   mutate.pl reasons [--equivalent F]                           every reason names a mutant that exists (its id and
 #                                                                its mutated line, in some generation), or exit 1
 #   mutate.pl report [--gen GEN] [--out DIR] [--threshold F] [--equivalent F] RESULTS.json...
 #                    joins results (shards), writes DIR/report.json and DIR/index.html, and fails (exit 1) when the
@@ -19,12 +21,18 @@
 #
 # The lines mutated are those the series (the generation's "series" key) adds or changes in its .c files: the
 # series is applied alone to copies of the pristine files and compared with them, so the test bed's own patches
-# (fixes, schedule points) are never mutated. An id is FILE:LINE:OPERATOR:N, LINE in the series-applied file, N
-# counting that operator's mutants on that line from 1. The operators are the classic ones of C mutation tools:
-# rel (< <= > >= == !=), logic (&& ||), neg (a condition negated), arith (+ 1 or - 1 dropped or added, + and -
-# swapped), const (0 1 -1 and N +- 1), ret (a returned value, an error code, true and false), del (a statement
-# deleted) and swap (two arguments of a call swapped). By default at most two mutants a line, the first operators
-# in that order (the diff-based practice: a few per line); --all keeps every one.
+# (fixes, schedule points) are never mutated. --diff REV keeps those that the change of the series since the git
+# revision REV touched: the series as it was at REV is applied alone to other copies, and a line counts when it
+# differs from what that gave. An id is FILE:LINE:OPERATOR:N, LINE in the series-applied file, N counting that
+# operator's mutants on that line from 1. The operators are the classic ones of C mutation tools: rel (< <= > >= ==
+# !=, and < to > the other way), logic (&& ||), neg (a condition negated), arith (+ 1 or - 1 dropped or added, + and
+# - swapped), const (0 1 -1 2 and N +- 1), ret (a returned value, an error code, true and false), del (a statement
+# deleted), swap (two arguments of a call swapped), flow (a return, continue, break or goto deleted), guard (an if's
+# condition made 1), lock (a lock's or unlock's call deleted), lockrw (read and write forms of a lock exchanged),
+# field (vm_pgoff, vm_start and vm_end, first_index and last_index exchanged), tern (the arms of ?: swapped), minmax
+# (min and max exchanged) and shift (<< and >> exchanged, a named shift count one less or more). By default a line
+# keeps each operator's first mutant and, for rel, arith, const and shift, the other direction of that same change;
+# --all keeps every one.
 #
 # run builds the generation's full variant once in a tree of its own (BUILD/mutate/kernel/VARIANT, uml-kernel/build.sh
 # with BUILD= there and the pristine tree as KSRC), then for each mutant: writes the mutated line, runs kbuild (one
@@ -44,26 +52,32 @@ use File::Path qw(make_path remove_tree);
 use File::Temp qw(tempdir);
 use Getopt::Long qw(GetOptionsFromArray);
 use JSON::PP;
-use List::Util qw(max);
+use List::Util qw(max min);
 use POSIX qw(floor);
 use Time::HiRes qw(time);
 
 my $top = abs_path(dirname(abs_path($0)) . '/..');
 my $BUILD = $ENV{BUILD} // "$top/build";
 my $gen_sh = "$top/uml-kernel/generation.sh";
-my @OPS = qw(rel logic neg ret arith const del swap);
+my @OPS = qw(rel logic neg ret arith const del swap flow guard lock lockrw field tern minmax shift);
 my %OP_RANK = map { $OPS[$_] => $_ } 0 .. $#OPS;
+# The operators whose change has two directions, both kept by default.
+my %PAIRED = map { $_ => 1 } qw(rel arith const shift);
 
-sub usage { print STDERR "usage: mutate.pl list|run|tce|reasons|report [--gen GEN] [--all] [--shard K/N] [--only ID]... [--out DIR] [--timeout S] [RESULTS.json...]\n"; exit 2 }
+sub usage { print STDERR "usage: mutate.pl list|run|file|tce|reasons|report [--gen GEN] [--all] [--diff REV] [--shard K/N] [--only ID]... [--out DIR] [--timeout S] [RESULTS.json...] (mutate.pl --help)\n"; exit 2 }
 sub fail { print STDERR "mutate: @_\n"; exit 2 }
 sub note { print STDERR "mutate: @_\n" }
 
+# gen_get(GEN, KEY): a key of the generation's file, read once.
+my %gen_cache;
 sub gen_get {
     my ($g, $key) = @_;
-    my $v = `"$gen_sh" get "$g" "$key"`;
-    $? == 0 or fail("generation $g has no key $key");
-    chomp $v;
-    return $v;
+    return $gen_cache{"$g\t$key"} //= do {
+        my $v = `"$gen_sh" get "$g" "$key"`;
+        $? == 0 or fail("generation $g has no key $key");
+        chomp $v;
+        $v;
+    };
 }
 
 sub slurp {
@@ -102,10 +116,10 @@ sub touched {
     return grep { !$seen{$_}++ } @f;
 }
 
-# series_tree(GEN, PRISTINE): a scratch tree with the series alone applied to copies of the files it touches.
-sub series_tree {
-    my ($g, $pristine) = @_;
-    my @patches = series_patches($g);
+# apply_series(PRISTINE, PATCH...): a scratch tree with the patches alone applied to copies of the files they touch,
+# and the .c files among them.
+sub apply_series {
+    my ($pristine, @patches) = @_;
     my $tmp = tempdir('umlbed-mutate-series.XXXXXX', TMPDIR => 1, CLEANUP => 1);
     for my $f (touched(@patches)) {
         next unless -e "$pristine/$f";
@@ -117,6 +131,46 @@ sub series_tree {
             or fail("$p does not apply to the pristine files");
     }
     return ($tmp, grep { /\.c$/ } touched(@patches));
+}
+
+# series_tree(GEN, PRISTINE): a scratch tree with the series alone applied to copies of the files it touches.
+sub series_tree {
+    my ($g, $pristine) = @_;
+    return apply_series($pristine, series_patches($g));
+}
+
+# git_show(REV, PATH): the file PATH of the checkout at revision REV, or undef when REV has no such file.
+sub git_show {
+    my ($rev, $path) = @_;
+    my $pid = open(my $h, '-|') // fail("fork: $!");
+    if (!$pid) {
+        open(STDERR, '>', '/dev/null');
+        exec('git', '-C', $top, 'show', "$rev:$path") or exit 127;
+    }
+    local $/;
+    my $t = <$h>;
+    return close($h) ? $t : undef;
+}
+
+# series_at(GEN, PRISTINE, REV): a scratch tree with the generation's series as it was at the git revision REV
+# applied alone to copies of the pristine files (empty when REV has no such series: every line of the series is
+# then new).
+sub series_at {
+    my ($g, $pristine, $rev) = @_;
+    defined git_show($rev, '') or fail("--diff $rev: not a revision of $top");
+    my $dir = gen_get($g, 'series');
+    my $pdir = tempdir('umlbed-mutate-rev.XXXXXX', TMPDIR => 1, CLEANUP => 1);
+    my $list = git_show($rev, "$dir/series");
+    return $pdir unless defined $list;
+    my @patches;
+    for my $name (grep { !/^#/ && /\S/ } split /\n/, $list) {
+        my $t = git_show($rev, "$dir/$name") // fail("$rev:$dir/$name: not in the revision its series names");
+        (my $base = $name) =~ s{.*/}{};
+        spew("$pdir/$base", $t);
+        push @patches, "$pdir/$base";
+    }
+    my ($tree) = apply_series($pristine, @patches);
+    return $tree;
 }
 
 # changed_lines(OLD, NEW): the line numbers of NEW that diff -U0 shows as added or changed (all, for a new file).
@@ -216,80 +270,161 @@ sub functions {
 my $ID = qr/[A-Za-z_]\w*/;
 my $SIMPLE = qr/(?:&?$ID(?:(?:->|\.)$ID)*|\d+)/;
 my $DECL_TYPES = qr/(?:struct|union|enum|unsigned|signed|int|long|short|char|bool|const|static|size_t|ssize_t|loff_t|pgoff_t|u8|u16|u32|u64|s64|void)\b/;
+# A lock or unlock call: a name with "lock" or "unlock" as one of its words (i_mmap_lock_read, spin_unlock_irq,
+# rcu_read_lock, mutex_lock, lock_page), or the rwsem's down/up.
+my $LOCK_CALL = qr/(?:\w+_)?(?:un)?lock(?:_\w+)?|(?:down|up)_(?:read|write)/;
+# The read and write forms of the same lock, each the other's mutant.
+my %LOCK_RW = (
+    i_mmap_lock_read => 'i_mmap_lock_write', i_mmap_unlock_read => 'i_mmap_unlock_write',
+    mmap_read_lock => 'mmap_write_lock', mmap_read_unlock => 'mmap_write_unlock',
+    down_read => 'down_write', up_read => 'up_write', read_lock => 'write_lock', read_unlock => 'write_unlock',
+);
+%LOCK_RW = (%LOCK_RW, reverse %LOCK_RW);
+# The fields that hold positions of the same kind, each replaced by the others of its group.
+my %FIELD_TO = (
+    vm_pgoff => [qw(vm_start vm_end)], vm_start => [qw(vm_end vm_pgoff)], vm_end => [qw(vm_start vm_pgoff)],
+    first_index => ['last_index'], last_index => ['first_index'],
+);
+my %MINMAX = (min => 'max', max => 'min', min_t => 'max_t', max_t => 'min_t', min3 => 'max3', max3 => 'min3');
 
-# Each candidate: [op, start, length, replacement] on the masked line M (positions are the same in the line).
+# close_paren(M, OPEN): the position of the parenthesis that closes the one at OPEN in M, or undef when it does not
+# close on this line.
+sub close_paren {
+    my ($m, $open) = @_;
+    my $depth = 0;
+    for my $j ($open .. length($m) - 1) {
+        my $ch = substr($m, $j, 1);
+        $depth++ if $ch eq '(';
+        $depth-- if $ch eq ')';
+        return $j if $depth == 0;
+    }
+    return undef;
+}
+
+# ternary_arms(M, Q): the two arms of the conditional whose '?' is at Q, as [start, length] each (blanks around
+# them left out), or () when the expression does not end on this line.
+sub ternary_arms {
+    my ($m, $q) = @_;
+    my ($depth, $nest, $colon) = (0, 0, undef);
+    my $j;
+    for ($j = $q + 1; $j < length $m; $j++) {
+        my $ch = substr($m, $j, 1);
+        if ($ch eq '(' || $ch eq '[') { $depth++ }
+        elsif ($ch eq ')' || $ch eq ']') { last if --$depth < 0 }
+        elsif ($depth == 0 && $ch eq '?') { $nest++ }
+        elsif ($depth == 0 && $ch eq ':') {
+            if (defined $colon) { last unless $nest; $nest-- }
+            elsif ($nest) { $nest-- }
+            else { $colon = $j }
+        } elsif ($depth == 0 && ($ch eq ',' || $ch eq ';')) { last }
+    }
+    return () unless defined $colon && $j < length $m;
+    my @arms;
+    for my $span ([$q + 1, $colon], [$colon + 1, $j]) {
+        my $t = substr($m, $span->[0], $span->[1] - $span->[0]);
+        my ($lead) = $t =~ /^(\s*)/;
+        (my $core = $t) =~ s/^\s+|\s+$//g;
+        return () if $core eq '';
+        push @arms, [$span->[0] + length $lead, length $core];
+    }
+    return @arms;
+}
+
+# candidates(M, LINE, NEXT): the changes of one line, M the line masked (positions are the same in the line), NEXT
+# the next line that is not blank, masked. Each { op, at, len, to, tier, pair, key }: replace LEN characters at AT
+# by TO. Tier 0 holds the changes each operator had before tier 1's were added: a line's mutants are numbered
+# operator by operator, tier 0 first, so the ids of the earlier changes stay what they were. PAIR names the two
+# directions of one change (< to <= and to >, a constant up and down), which the default keeps together. KEY
+# orders an operator's changes on the line (default: AT).
 sub candidates {
-    my ($m, $line) = @_;
+    my ($m, $line, $next) = @_;
     my @c;
+    my $add = sub {
+        my ($op, $at, $len, $to, %x) = @_;
+        push @c, { op => $op, at => $at, len => $len, to => $to, tier => $x{tier} // 0, pair => $x{pair},
+                   key => $x{key} // $at, seq => scalar @c };
+    };
     return () if $m =~ /^\s*#/ || $m !~ /\S/;
-    # rel: relational and equality operators, not shifts, arrows or compound assignments.
+    # rel: relational and equality operators, not shifts, arrows or compound assignments; tier 1 turns the
+    # comparison around (< to >, <= to >=).
     while ($m =~ /(?<![<>=!\-])(<=|>=|==|!=|<|>)(?![<>=])/g) {
         my ($op, $at) = ($1, $-[1]);
         next if $op eq '>' && $at > 0 && substr($m, $at - 1, 1) eq '-';
         my %to = ('<' => '<=', '<=' => '<', '>' => '>=', '>=' => '>', '==' => '!=', '!=' => '==');
-        push @c, ['rel', $at, length $op, $to{$op}];
+        my %back = ('<' => '>', '<=' => '>=', '>' => '<', '>=' => '<=');
+        $add->('rel', $at, length $op, $to{$op}, pair => "rel$at");
+        $add->('rel', $at, length $op, $back{$op}, tier => 1, pair => "rel$at") if $back{$op};
     }
     # logic: && and ||.
     while ($m =~ /(&&|\|\|)/g) {
-        push @c, ['logic', $-[1], 2, $1 eq '&&' ? '||' : '&&'];
+        $add->('logic', $-[1], 2, $1 eq '&&' ? '||' : '&&');
     }
     # neg: the whole condition of an if or a while on this line.
     if ($m =~ /\b(?:if|while)\s*(\()/) {
         my $open = $-[1];
-        my ($depth, $j) = (0, $open);
-        for (; $j < length $m; $j++) {
-            my $ch = substr($m, $j, 1);
-            $depth++ if $ch eq '(';
-            $depth-- if $ch eq ')';
-            last if $depth == 0;
-        }
-        if ($j < length $m) {
+        my $j = close_paren($m, $open);
+        if (defined $j) {
             my $cond = substr($line, $open + 1, $j - $open - 1);
-            push @c, ['neg', $open + 1, $j - $open - 1, "!($cond)"];
+            $add->('neg', $open + 1, $j - $open - 1, "!($cond)");
         }
     }
     # ret: a returned value, an error code, a boolean constant.
     if ($m =~ /\breturn\s+([^;]+);/) {
         my ($at, $len, $v) = ($-[1], length $1, $1);
         # (0 for NULL or false would change nothing; false becomes true below.)
-        push @c, ['ret', $at, $len, '0'] unless $v =~ /^\s*(?:0|NULL|false)\s*$/;
-        push @c, ['ret', $at, $len, '1'] if $v =~ /^\s*0\s*$/;
+        $add->('ret', $at, $len, '0') unless $v =~ /^\s*(?:0|NULL|false)\s*$/;
+        $add->('ret', $at, $len, '1') if $v =~ /^\s*0\s*$/;
     }
     while ($m =~ /-(E[A-Z0-9]+)\b/g) {
-        push @c, ['ret', $-[1], length $1, $1 eq 'EINVAL' ? 'EPERM' : 'EINVAL'];
+        $add->('ret', $-[1], length $1, $1 eq 'EINVAL' ? 'EPERM' : 'EINVAL');
     }
     while ($m =~ /\b(true|false)\b/g) {
-        push @c, ['ret', $-[1], length $1, $1 eq 'true' ? 'false' : 'true'];
+        $add->('ret', $-[1], length $1, $1 eq 'true' ? 'false' : 'true');
     }
-    # arith: + 1 and - 1 dropped, binary + and - swapped, + 1 added to an assigned value.
+    # arith: + 1 and - 1 dropped, binary + and - swapped, + 1 added to an assigned value (and in tier 1, - 1).
     while ($m =~ /(\s[+-] 1)(?![\w.])/g) {
-        push @c, ['arith', $-[1], length $1, ''];
+        $add->('arith', $-[1], length $1, '');
     }
     while ($m =~ /(?<=[\w)\]]) ([+-]) (?=[\w(])/g) {
-        push @c, ['arith', $-[1], 1, $1 eq '+' ? '-' : '+'];
+        $add->('arith', $-[1], 1, $1 eq '+' ? '-' : '+');
     }
     # (Not to a constant: const and ret change those; not to a boolean, where + 1 changes nothing.)
     if ($m =~ /^\s*\**$ID(?:(?:->|\.)$ID)*\s*=\s*([^;=][^;]*);\s*$/) {
         my ($at, $len, $v) = ($-[1], length $1, $1);
-        push @c, ['arith', $at, $len, '(' . substr($line, $at, $len) . ') + 1']
-            unless $v =~ /^\s*(?:-?\d+|-?E[A-Z0-9]+|true|false|NULL)\s*$/;
+        unless ($v =~ /^\s*(?:-?\d+|-?E[A-Z0-9]+|true|false|NULL)\s*$/) {
+            my $e = substr($line, $at, $len);
+            $add->('arith', $at, $len, "($e) + 1", pair => 'assign');
+            $add->('arith', $at, $len, "($e) - 1", tier => 1, pair => 'assign');
+        }
     }
-    # const: integer constants (not part of a name or of a size suffix's number).
+    # const: integer constants (not part of a name or of a size suffix's number), one up and one down: 0 to 1 and
+    # -1, 1 to 0 and 2 (and -1), N to N + 1 and N - 1.
     while ($m =~ /(?<![\w.])(\d+)(?![\w.])/g) {
         my ($n, $at) = ($1, $-[1]);
         next if $n =~ /^0\d/;
-        my @to = $n == 0 ? (1) : $n == 1 ? (0, -1) : ($n + 1, $n - 1);
-        push @c, ['const', $at, length $n, $_] for @to;
+        my $p = "const$at";
+        if ($n == 0) {
+            $add->('const', $at, 1, 1, pair => $p);
+            $add->('const', $at, 1, -1, tier => 1, pair => $p);
+        } elsif ($n == 1) {
+            $add->('const', $at, 1, 0, pair => $p);
+            $add->('const', $at, 1, -1);
+            $add->('const', $at, 1, 2, tier => 1, pair => $p);
+        } else {
+            $add->('const', $at, length $n, $n + 1, pair => $p);
+            $add->('const', $at, length $n, $n - 1, pair => $p);
+        }
     }
-    # del: a whole statement on one line: a call, an assignment, an increment; not a declaration or a jump.
+    # The whole statement of the line, if it is one and ends here.
     my ($st_at, $st_len) = $m =~ /^(\s*)(\S.*;)\s*$/ ? ($-[2], length $2) : ();
-    if (defined $st_at && $m !~ /^\s*(?:return|break|continue|goto|case|default)\b/
+    my $balanced = (() = $m =~ /\(/g) == (() = $m =~ /\)/g);
+    my $lock_stmt = $m =~ /^\s*$LOCK_CALL\s*\(.*\)\s*;\s*$/;
+    # del: a whole statement on one line: a call, an assignment, an increment; not a declaration, a jump (flow's)
+    # or a lock's call (lock's).
+    if (defined $st_at && $balanced && !$lock_stmt && $m !~ /^\s*(?:return|break|continue|goto|case|default)\b/
         && $m !~ /^\s*$DECL_TYPES/ && $m !~ /^\s*$ID\s+\**$ID\s*(?:=|;|\[)/
         && ($m =~ /^\s*$ID(?:(?:->|\.)$ID)*\s*\(.*\)\s*;\s*$/ || $m =~ /^\s*[\w>.\-\[\]*]+\s*(?:[-+|&]?=|\+\+|--)/)) {
-        # The statement's parentheses must balance on this line, or it continues on the next one.
-        my $o = () = $m =~ /\(/g;
-        my $cl = () = $m =~ /\)/g;
-        push @c, ['del', $st_at, $st_len, ';'] if $o == $cl;
+        $add->('del', $st_at, $st_len, ';');
     }
     # swap: two simple arguments of a call, side by side.
     while ($m =~ /\b$ID\s*\(\s*($SIMPLE)\s*,\s*($SIMPLE)\s*([,)])/g) {
@@ -298,47 +433,128 @@ sub candidates {
         next if $a1 eq $a2;
         my $span = $s2 + length($a2) - $s1;
         my $mid = substr($line, $s1 + length $a1, $s2 - $s1 - length $a1);
-        push @c, ['swap', $s1, $span, $a2 . $mid . $a1];
+        $add->('swap', $s1, $span, $a2 . $mid . $a1);
+    }
+    # flow: a return, continue, break or goto deleted. Not a return that ends its function (the next line closes
+    # it): in a void function that changes nothing, in another one it does not compile (-Werror=return-type).
+    if (defined $st_at && $balanced && $m =~ /^\s*(?:return\b[^;]*|continue|break|goto\s+$ID)\s*;\s*$/
+        && !($m =~ /^\s*return\b/ && ($next // '') =~ /^\}/)) {
+        $add->('flow', $st_at, $st_len, ';');
+    }
+    # guard: an if's condition replaced by 1, so that its body runs whatever the condition.
+    if ($m =~ /\bif\s*(\()/) {
+        my $open = $-[1];
+        my $j = close_paren($m, $open);
+        $add->('guard', $open + 1, $j - $open - 1, '1')
+            if defined $j && substr($m, $open + 1, $j - $open - 1) !~ /^\s*1\s*$/;
+    }
+    # lock: a lock's or an unlock's call deleted (the whole statement).
+    $add->('lock', $st_at, $st_len, ';') if defined $st_at && $balanced && $lock_stmt;
+    # lockrw: a lock taken or released for writing instead of reading, or the other way round.
+    while ($m =~ /\b($ID)\s*\(/g) {
+        $add->('lockrw', $-[1], length $1, $LOCK_RW{$1}) if $LOCK_RW{$1};
+    }
+    # field: a VMA's or a range's position read from its sibling field (vm_pgoff, vm_start, vm_end; first_index,
+    # last_index).
+    while ($m =~ /(?:->|\.)($ID)\b/g) {
+        my ($f, $at) = ($1, $-[1]);
+        $add->('field', $at, length $f, $_) for @{ $FIELD_TO{$f} // [] };
+    }
+    # tern: the arms of a conditional expression swapped.
+    while ($m =~ /\?/g) {
+        my $q = $-[0];
+        my ($x, $y) = ternary_arms($m, $q) or next;
+        my $mid = substr($line, $x->[0] + $x->[1], $y->[0] - $x->[0] - $x->[1]);
+        $add->('tern', $x->[0], $y->[0] + $y->[1] - $x->[0],
+               substr($line, $y->[0], $y->[1]) . $mid . substr($line, $x->[0], $x->[1]));
+    }
+    # minmax: min and max (and min_t, min3) exchanged.
+    while ($m =~ /\b($ID)\s*\(/g) {
+        $add->('minmax', $-[1], length $1, $MINMAX{$1}) if $MINMAX{$1};
+    }
+    # shift: a shift by a named count one less and one more (PAGE_SHIFT - 1, PAGE_SHIFT + 1; a number's count is
+    # const's), then << and >> exchanged.
+    while ($m =~ /(<<|>>)(?!=)/g) {
+        my ($op, $at) = ($1, $-[1]);
+        if (substr($m, $at + 2) =~ /^(\s*)($ID)\b(?!\s*(?:\(|->|\.|\[))/) {
+            my ($cat, $name) = ($at + 2 + length $1, $2);
+            $add->('shift', $cat, length $name, "($name - 1)", key => $at, pair => "shift$at");
+            $add->('shift', $cat, length $name, "($name + 1)", key => $at, pair => "shift$at");
+        }
+        $add->('shift', $at, 2, $op eq '<<' ? '>>' : '<<', key => $at);
     }
     return @c;
 }
 
-# mutants(GEN, ALL): every mutant of the generation's series, in file and line order.
+# line_mutants(FILE, N, LINE, MASKED, NEXT, FUNCTION, ALL): the mutants of one line. N counts each operator's changes
+# on the line in operator, tier and position order; a change whose line is an earlier one's (ret's return 1 and
+# const's, say) is left out, and keeps its number so that the others keep theirs. By default a line keeps each
+# operator's first mutant, and for rel, arith, const and shift the other direction of that same change (the same
+# PAIR): both the boundary and the reversal of a comparison, a constant one up and one down. ALL keeps every one.
+sub line_mutants {
+    my ($f, $n, $line, $masked, $next, $fn, $all) = @_;
+    my (%count, %seen, @mut);
+    my @c = sort { $OP_RANK{$a->{op}} <=> $OP_RANK{$b->{op}} || $a->{tier} <=> $b->{tier} || $a->{key} <=> $b->{key}
+                   || $a->{seq} <=> $b->{seq} } candidates($masked, $line, $next);
+    for my $c (@c) {
+        my $new = substr($line, 0, $c->{at}) . $c->{to} . substr($line, $c->{at} + $c->{len});
+        next if $new eq $line;
+        my $k = ++$count{$c->{op}};
+        next if $seen{$new}++;
+        push @mut, { id => "$f:$n:$c->{op}:$k", file => $f, line => $n, op => $c->{op}, function => $fn // '',
+                     original => $line, mutated => $new, pair => $c->{pair} };
+    }
+    unless ($all) {
+        my (%first, @keep);
+        for my $x (@mut) {
+            my $p = $first{$x->{op}};
+            if (!$p) { $first{$x->{op}} = $x; push @keep, $x }
+            elsif ($PAIRED{$x->{op}} && defined $x->{pair} && defined $p->{pair} && $x->{pair} eq $p->{pair}
+                   && !$p->{paired}++) { push @keep, $x }
+        }
+        @mut = @keep;
+    }
+    delete $_->{pair} for @mut;
+    delete $_->{paired} for @mut;
+    return @mut;
+}
+
+# file_mutants(FILE, PATH, LINES, ALL): the mutants of the lines LINES (a set of numbers) of the C file at PATH.
+sub file_mutants {
+    my ($f, $path, $lines, $all) = @_;
+    my @l = split /\n/, slurp($path), -1;
+    pop @l if @l && $l[-1] eq '';
+    my @m = mask(@l);
+    my $fn = functions(@l);
+    my @out;
+    for my $n (sort { $a <=> $b } keys %$lines) {
+        next unless defined $l[$n - 1];
+        my ($next) = grep { /\S/ } @m[$n .. min($n + 5, $#m)];
+        push @out, line_mutants($f, $n, $l[$n - 1], $m[$n - 1], $next, $fn->[$n], $all);
+    }
+    return @out;
+}
+
+# mutants(GEN, ALL, DIFF): every mutant of the generation's series, in file and line order; with DIFF (a git
+# revision), only those on the lines that the change of the series from DIFF to the working tree touched.
 sub mutants {
-    my ($g, $all) = @_;
+    my ($g, $all, $diff) = @_;
     my $pristine = `"$top/uml-kernel/build.sh" --tree "$g"`;
     $? == 0 or fail("no pristine tree of $g");
     chomp $pristine;
     my ($stree, @files) = series_tree($g, $pristine);
+    my $before = defined $diff ? series_at($g, $pristine, $diff) : undef;
     my @out;
     for my $f (@files) {
         my $lines = changed_lines("$pristine/$f", "$stree/$f");
-        my @l = split /\n/, slurp("$stree/$f"), -1;
-        pop @l if @l && $l[-1] eq '';
-        my @m = mask(@l);
-        my $fn = functions(@l);
-        for my $n (sort { $a <=> $b } keys %$lines) {
-            my ($line, $masked) = ($l[$n - 1], $m[$n - 1]);
-            next unless defined $line;
-            my @c = candidates($masked, $line);
-            my %count;
-            my @mut;
-            for my $c (sort { $OP_RANK{$a->[0]} <=> $OP_RANK{$b->[0]} || $a->[1] <=> $b->[1] } @c) {
-                my ($op, $at, $len, $to) = @$c;
-                my $new = substr($line, 0, $at) . $to . substr($line, $at + $len);
-                next if $new eq $line;
-                my $k = ++$count{$op};
-                push @mut, { id => "$f:$n:$op:$k", file => $f, line => $n, op => $op, function => $fn->[$n] // '',
-                             original => $line, mutated => $new };
-            }
-            unless ($all) {
-                # At most two a line, of two different operators: the first of each in operator order.
-                my (%seen, @keep);
-                for my $x (@mut) { push @keep, $x if !$seen{$x->{op}}++ && @keep < 2 }
-                @mut = @keep;
-            }
-            push @out, @mut;
+        if ($before) {
+            # The lines the series' change touched: those of the file the series gave at DIFF (the pristine one
+            # where the series did not touch it then) that differ now.
+            my $old = -e "$before/$f" ? "$before/$f" : "$pristine/$f";
+            my $touched = changed_lines($old, "$stree/$f");
+            $lines = { map { $_ => 1 } grep { $touched->{$_} } keys %$lines };
         }
+        push @out, file_mutants($f, "$stree/$f", $lines, $all);
     }
     return (\@out, $stree, $pristine);
 }
@@ -571,7 +787,7 @@ for my $sig (qw(INT TERM HUP)) {
 sub cmd_run {
     my ($o) = @_;
     my $g = $o->{gen};
-    my ($all, $stree) = mutants($g, $o->{all});
+    my ($all, $stree) = mutants($g, $o->{all}, $o->{diff});
     my @list = shard_of($all, $o->{shard});
     if (@{ $o->{only} }) {
         my %want = map { $_ => 1 } @{ $o->{only} };
@@ -582,12 +798,13 @@ sub cmd_run {
     my $out = $o->{out};
     make_path($out);
     my %doc = (generation => $g, shard => $o->{shard} // '1/1', all => $o->{all} ? JSON::PP::true : JSON::PP::false,
-               mutants_total => scalar @$all);
+               mutants_total => scalar @$all, defined $o->{diff} ? (diff => $o->{diff}) : ());
     if (!@list) {
         # A shard that holds none of the mutants asked for: an empty result, which joins the others.
         spew("$out/results.json", JSON::PP->new->canonical->pretty->encode({ %doc, seconds => 0, build_seconds => 0,
               run_seconds => 0, reach => JSON::PP::false, results => [] }));
-        print "mutate: no mutant in this shard; $out/results.json\n";
+        print "mutate: no mutant in this shard" . (defined $o->{diff} ? " on the lines changed since $o->{diff}" : '')
+            . "; $out/results.json\n";
         return 0;
     }
     my $variant = 'full' . gen_get($g, 'suffix');
@@ -821,13 +1038,14 @@ sub cmd_report {
     my ($o, @inputs) = @_;
     @inputs or usage();
     my $g = $o->{gen};
-    my (%by_id, $total, $all, %gens);
+    my (%by_id, $total, $all, %gens, %diffs);
     my ($secs, $bsecs, $rsecs) = (0, 0, 0);
     for my $in (@inputs) {
         my $d = eval { decode_json(slurp($in)) } or fail("$in: not a results file: $@");
         ref $d->{results} eq 'ARRAY' or fail("$in: no results");
         fail("$in: the partial results of a stopped run (run it again with --resume)") if $d->{partial};
         $gens{$d->{generation} // '?'} = 1;
+        $diffs{$d->{diff} // ''} = 1;
         $total //= $d->{mutants_total};
         ($d->{mutants_total} // -1) == $total or fail("$in: of another mutant set ($d->{mutants_total} mutants, not $total)");
         $secs += $d->{seconds}; $bsecs += $d->{build_seconds}; $rsecs += $d->{run_seconds};
@@ -839,6 +1057,7 @@ sub cmd_report {
         }
     }
     keys %gens == 1 or fail('results of several generations: ' . join(' ', sort keys %gens));
+    keys %diffs == 1 or fail('results of the mutants of several changes (--diff): ' . join(' ', map { $_ || 'none' } sort keys %diffs));
     my $eq = read_reasons($o->{equivalent});
     my %c;
     my (@unexplained, @stale);
@@ -936,22 +1155,46 @@ sub write_html {
 
 # ---- Main ----
 
-my $cmd = shift @ARGV // usage();
+# help: the comment at the top of this file, which is its manual.
+sub help {
+    my @l = split /\n/, slurp(abs_path($0));
+    shift @l;
+    for (@l) { last unless /^#/; print s/^# ?//r, "\n" }
+    exit 0;
+}
+
+# A command line that starts with an option is run's (umlbed mutate --diff REV).
+@ARGV or usage();
+help() if $ARGV[0] =~ /^(?:-h|--help|help)$/;
+my $cmd = $ARGV[0] =~ /^-/ ? 'run' : shift @ARGV;
 my %o = (only => [], scenario => [], threshold => "$top/tests/mutate/threshold", equivalent => "$top/tests/mutate/equivalent");
 GetOptionsFromArray(\@ARGV, \%o, 'gen=s', 'all', 'shard=s', 'only=s@', 'scenario=s@', 'out=s', 'timeout=i', 'threshold=s', 'equivalent=s',
-    'resume')
+    'resume', 'diff=s', 'help|h' => \&help)
     or usage();
 $o{gen} //= do { my $d = `"$gen_sh" default`; chomp $d; $d };
-if ($cmd eq 'list') {
-    my ($all) = mutants($o{gen}, $o{all});
-    for (shard_of($all, $o{shard})) {
+# print_mutants(LIST): one mutant a line, ID<TAB>ORIGINAL<TAB>MUTATED, the lines without their indentation.
+sub print_mutants {
+    for (@_) {
         my ($from, $to) = map { s/^\s+//r =~ s/\t/ /gr } $_->{original}, $_->{mutated};
         print "$_->{id}\t$from\t$to\n";
     }
+}
+if ($cmd eq 'list') {
+    my ($all) = mutants($o{gen}, $o{all}, $o{diff});
+    print_mutants(shard_of($all, $o{shard}));
+    exit 0;
+} elsif ($cmd eq 'file') {
+    # file [--all] FILE...: the mutants of every line of each C file, as if the series had written all of it.
+    @ARGV or usage();
+    for my $f (@ARGV) {
+        my $n = () = slurp($f) =~ /\n/g;
+        print_mutants(file_mutants($f, $f, { map { $_ => 1 } 1 .. $n }, $o{all}));
+    }
     exit 0;
 } elsif ($cmd eq 'run') {
+    @ARGV and usage();
     my $tag = $o{shard} ? 'shard-' . ($o{shard} =~ s{/}{-of-}r) : 'all';
-    $o{out} //= "$BUILD/mutate/$o{gen}/$tag";
+    $o{out} //= "$BUILD/mutate/$o{gen}/" . (defined $o{diff} ? 'diff-' : '') . $tag;
     exit cmd_run(\%o);
 } elsif ($cmd eq 'tce') {
     # tce OBJECT OBJECT: exit 0 when the two objects have the same code (their debug sections aside), 1 when not.

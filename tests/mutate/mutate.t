@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# mutate.t: uml-kernel/mutate.pl: the mutants of each series, the report's gate, and a run sharded in three that gives the same verdicts as one run.
+# mutate.t: uml-kernel/mutate.pl: the mutants of each series and each operator, --diff, the report's gate, and a run sharded in three that gives the same verdicts as one run.
 #
-# The mutants are checked against the series itself: each one's line is a line a patch adds, and changed. The gate
-# is checked on results files written here: a survivor without a reason fails it, and so does a score below the
-# threshold (60 % here: one kill of three, the others explained, is below it); a reason passes it. A SIGTERM while a
-# mutant is in the tree puts the original back; a mutant whose run fails, or hangs, and does so again alone, is
-# killed. The sharded run judges three mutants of the default generation's full variant (its own tree under
-# BUILD/mutate/), once whole and once in three shards, with a kbuild that builds nothing (UMLBED_MUTATE_KBUILD) and
-# one quick scenario (--scenario): the driver is under test here, and the mutants' kernels and the suite's power are
-# make mutate's.
+# The mutants are checked against the series itself: each one's line is a line a patch adds, and changed; each
+# operator against the series and against tests/mutate/operators.c.in (mutate.pl file). --diff is checked with
+# revisions made here in an object store of the test's own (the checkout's is only read). The gate is checked on
+# results files written here: a survivor without a reason fails it, and so does a score below the threshold (60 %
+# here: one kill of three, the others explained, is below it); a reason passes it. A SIGTERM while a mutant is in the
+# tree puts the original back; a mutant whose run fails, or hangs, and does so again alone, is killed. The sharded run
+# judges three mutants of the default generation's full variant (its own tree under BUILD/mutate/), once whole and
+# once in three shards, with a kbuild that builds nothing (UMLBED_MUTATE_KBUILD) and one quick scenario (--scenario):
+# the driver is under test here, and the mutants' kernels and the suite's power are make mutate's.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${UMLBED_BUILD:-${BUILD:-$top/build}}
@@ -23,31 +24,147 @@ jqt() { jq -e "$@" >/dev/null; }
 T=$(mktemp -d "${TMPDIR:-/tmp}/mutate-t.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 
+# The operators' names, as the ids carry them.
+ops='rel|logic|neg|ret|arith|const|del|swap|flow|guard|lock|lockrw|field|tern|minmax|shift'
+# has LIST OP ORIGINAL MUTATED...: LIST (list's output) holds a mutant of the operator OP that changes the line
+# ORIGINAL into each MUTATED.
+has() {
+	local list=$1 op=$2 orig=$3 m
+	shift 3
+	for m in "$@"; do
+		awk -F'\t' -v op=":$op:" -v o="$orig" -v m="$m" 'index($1, op) && $2 == o && $3 == m { f = 1 } END { exit !f }' \
+			"$list" || return 1
+	done
+}
+
 # ---- The mutants of each series ----
 for g in $("$gen_sh" list); do
 	"$mutate" list --gen "$g" >"$T/list" 2>"$T/err"
 	check "$g: list runs" [ $? = 0 ]
 	count=$(wc -l <"$T/list")
 	check "$g: at least 100 mutants by default ($count)" [ "$count" -ge 100 ]
-	all=$("$mutate" list --gen "$g" --all | wc -l)
+	"$mutate" list --gen "$g" --all >"$T/all"
+	all=$(wc -l <"$T/all")
 	check "$g: --all gives more ($all)" [ "$all" -gt "$count" ]
+	check "$g: the default's mutants are among --all's, with the same ids" \
+		[ -z "$(comm -23 <(sort "$T/list") <(sort "$T/all"))" ]
 	check "$g: every id is FILE:LINE:OPERATOR:N" \
-		not grep -Ev '^[^:[:space:]]+\.c:[0-9]+:(rel|logic|neg|ret|arith|const|del|swap):[0-9]+	' "$T/list"
+		not grep -Ev "^[^:[:space:]]+\\.c:[0-9]+:($ops):[0-9]+	" "$T/list" "$T/all"
 	check "$g: the ids are unique" [ "$(cut -f1 "$T/list" | sort -u | wc -l)" = "$count" ]
 	check "$g: each mutant changes its line" \
 		not awk -F'\t' '$2 == $3 { print; bad = 1 } END { exit !bad }' "$T/list"
-	check "$g: at most two mutants a line by default" \
-		not awk -F'\t' '{ split($1, p, ":"); n[p[1] ":" p[2]]++ } END { for (k in n) if (n[k] > 2) bad = 1; exit !bad }' "$T/list"
+	# The default: each operator's first mutant of a line, and for rel, arith, const and shift its other direction.
+	check "$g: by default one mutant an operator a line, two for rel, arith, const and shift" \
+		not awk -F'\t' '{ split($1, p, ":"); k = p[1] ":" p[2] ":" p[3]; n[k]++
+			if (n[k] > (p[3] ~ /^(rel|arith|const|shift)$/ ? 2 : 1)) bad = 1 } END { exit !bad }' "$T/list"
+	check "$g: a comparison's boundary and its reversal, both by default (rel)" \
+		has "$T/list" rel 'if (hea < vba || vea < hba)' 'if (hea <= vba || vea < hba)' 'if (hea > vba || vea < hba)'
+	check "$g: a constant one down and one up, both by default (const)" \
+		has "$T/list" const 'vea = vba + vma_pages(vp) - 1;' 'vea = vba + vma_pages(vp) - 0;' 'vea = vba + vma_pages(vp) - 2;'
+	check "$g: an assigned value one up and one down, both by default (arith)" \
+		has "$T/list" arith 'vea = vba + vma_pages(vp) - 1;' 'vea = (vba + vma_pages(vp) - 1) + 1;' \
+		'vea = (vba + vma_pages(vp) - 1) - 1;'
+	check "$g: --all has 1 to -1 (the probe)" \
+		has "$T/all" const 'vea = vba + vma_pages(vp) - 1;' 'vea = vba + vma_pages(vp) - -1;'
+	check "... which the default leaves out" \
+		not has "$T/list" const 'vea = vba + vma_pages(vp) - 1;' 'vea = vba + vma_pages(vp) - -1;'
+	check "$g: a continue deleted (flow)" \
+		has "$T/list" flow 'continue; /* Mapping disjoint from hole. */' '; /* Mapping disjoint from hole. */'
+	check "$g: an if's body run whatever its condition (guard)" has "$T/list" guard 'if (hlen == 0)' 'if (1)'
+	check "$g: the lock deleted (lock)" has "$T/list" lock 'i_mmap_lock_read(mapping);' ';'
+	check "$g: the lock taken for writing (lockrw)" \
+		has "$T/list" lockrw 'i_mmap_lock_read(mapping);' 'i_mmap_lock_write(mapping);'
+	check "... and the unlock too" has "$T/list" lockrw 'i_mmap_unlock_read(mapping);' 'i_mmap_unlock_write(mapping);'
+	check "$g: del leaves a lock's call to lock" not has "$T/all" del 'i_mmap_lock_read(mapping);' ';'
+	check "$g: a VMA's pgoff read from its start (field)" has "$T/list" field 'vba = vp->vm_pgoff;' 'vba = vp->vm_start;'
+	check "$g: the arms of ?: swapped (tern)" \
+		has "$T/list" tern 'zba = (hba <= vba) ? vba : hba;' 'zba = (hba <= vba) ? hba : vba;'
+	check "$g: a shift by PAGE_SHIFT one less and one more (shift)" has "$T/list" shift \
+		'unsigned long hba = holebegin >> PAGE_SHIFT;' 'unsigned long hba = holebegin >> (PAGE_SHIFT - 1);' \
+		'unsigned long hba = holebegin >> (PAGE_SHIFT + 1);'
+	check "$g: >> turned into << (shift, --all)" has "$T/all" shift \
+		'unsigned long hba = holebegin >> PAGE_SHIFT;' 'unsigned long hba = holebegin << PAGE_SHIFT;'
 	# Each original line is one the series adds (a "+" line of a patch), so nothing outside it is mutated.
 	series=$top/$("$gen_sh" get "$g" series)
 	grep -h '^+[^+]' "$series"/*.patch | sed -e 's/^+//' -e 's/^[[:space:]]*//' -e 's/\t/ /g' | sort -u >"$T/added"
 	cut -f2 "$T/list" | sort -u >"$T/originals"
 	check "$g: every mutated line is a line the series adds" [ -z "$(comm -23 "$T/originals" "$T/added")" ]
+	[ "$g" = "$("$gen_sh" default)" ] && cp "$T/list" "$T/list-default" && cp "$T/all" "$T/all-default"
 	for k in 1 2 3; do "$mutate" list --gen "$g" --shard "$k/3" | cut -f1; done | sort >"$T/shards"
 	check "$g: three shards deal every mutant once" cmp -s "$T/shards" <(cut -f1 "$T/list" | sort)
 done
 "$mutate" list --shard 4/3 >/dev/null 2>"$T/err"
 check "a shard out of range is exit 2" [ $? = 2 ]
+
+# ---- Each operator on lines written for it (tests/mutate/operators.c.in) ----
+ops_c=$top/tests/mutate/operators.c.in
+"$mutate" file "$ops_c" >"$T/ops"
+"$mutate" file --all "$ops_c" >"$T/ops-all"
+check "a return in the middle of a function deleted (flow, the probe)" has "$T/ops" flow 'return -EINVAL;' ';'
+check "... not the return that ends its function" not grep -q ':flow:.*	return 0;	' "$T/ops-all"
+check "a break and a goto deleted (flow)" eval 'has "$T/ops" flow "break;" ";" && has "$T/ops" flow "goto out;" ";"'
+check "an if's condition made 1 (guard, the probe)" has "$T/ops" guard 'if (!vma)' 'if (1)'
+check "... not one that is 1 already" not grep -q ':guard:.*	if (1)	' "$T/ops-all"
+check "mmap_read_lock taken for writing (lockrw)" has "$T/ops" lockrw 'mmap_read_lock(mm);' 'mmap_write_lock(mm);'
+check "a spin_lock deleted (lock, the probe)" has "$T/ops" lock 'spin_lock(l);' ';'
+check "... and, having no read form, not exchanged" not grep -q ':lockrw:.*	spin_lock(l);	' "$T/ops-all"
+check "lockdep_assert_held is no lock's call: del's" has "$T/ops" del 'lockdep_assert_held(l);' ';'
+check "first_index read as last_index, .vm_pgoff as .vm_start and .vm_end (field)" eval \
+	'has "$T/ops-all" field "x = details.first_index + vma.vm_pgoff;" "x = details.last_index + vma.vm_pgoff;" \
+		"x = details.first_index + vma.vm_start;" "x = details.first_index + vma.vm_end;"'
+check "min_t made max_t (minmax)" has "$T/ops" minmax 'x = min_t(unsigned long, x, 2) << PAGE_SHIFT;' \
+	'x = max_t(unsigned long, x, 2) << PAGE_SHIFT;'
+check "the arms of a ?: and of the ?: inside it swapped (tern)" \
+	has "$T/ops-all" tern 'x = x > 1 ? (x < 8 ? x : 8) : 1;' \
+	'x = x > 1 ? 1 : (x < 8 ? x : 8);' 'x = x > 1 ? (x < 8 ? 8 : x) : 1;'
+check "1 made 0 and 2 by default, -1 with --all (const)" eval 'has "$T/ops" const "unsigned long x = 1;" \
+	"unsigned long x = 0;" "unsigned long x = 2;" && has "$T/ops-all" const "unsigned long x = 1;" "unsigned long x = -1;"'
+# A change whose line another operator made already is left out, and keeps its number: const's return 1 is ret's.
+check "ret's return 1 is there (the probe)" has "$T/ops" ret 'return 0;' 'return 1;'
+check "... and only once" [ "$(grep -c '	return 0;	return 1;$' "$T/ops-all")" = 1 ]
+check "... while const's next change keeps its number (const:2)" \
+	grep -q ':17:const:2	return 0;	return -1;$' "$T/ops-all"
+
+# ---- --diff: the mutants of the lines a change of the series touched ----
+# Revisions are made in an object store of this test's own, which reads the checkout's through an alternate.
+if ! git -C "$top" rev-parse -q --verify HEAD >/dev/null 2>&1; then
+	prereq_skip "not a git checkout: no revision for --diff"
+else
+	mkdir "$T/objects"
+	export GIT_OBJECT_DIRECTORY=$T/objects
+	GIT_ALTERNATE_OBJECT_DIRECTORIES=$(git -C "$top" rev-parse --path-format=absolute --git-common-dir)/objects
+	export GIT_ALTERNATE_OBJECT_DIRECTORIES
+	g=$("$gen_sh" default)
+	series=$("$gen_sh" get "$g" series)
+	# revision FILE: a commit of HEAD's tree with the series' files as the working tree has them, FILE's content
+	# (if any) standing for the patch of the series that holds the line below.
+	patch=$(grep -l '^+	if (!capable(CAP_SYS_ADMIN)) {$' "$top/$series"/*.patch)
+	revision() {
+		(
+			cd "$top" || exit 1
+			export GIT_INDEX_FILE=$T/index
+			git read-tree HEAD && for f in "$series"/*; do
+				git update-index --add --cacheinfo "100644,$(git hash-object -w "$f"),$f" || exit 1
+			done
+			[ -z "${1:-}" ] || git update-index --cacheinfo "100644,$(git hash-object -w "$1"),${patch#"$top"/}" || exit 1
+			git commit-tree "$(git write-tree)" -p HEAD -m "mutate.t"
+		)
+	}
+	same=$(revision)
+	sed 's/^+	if (!capable(CAP_SYS_ADMIN)) {$/+	if (!capable(CAP_SYS_RESOURCE)) {/' "$patch" >"$T/older.patch"
+	older=$(revision "$T/older.patch")
+	nothing=$(cd "$top" && git commit-tree "$(git hash-object -w -t tree /dev/null)" -m "mutate.t: no series")
+	"$mutate" list --gen "$g" --diff "$older" >"$T/diff"
+	check "--diff REV: the mutants of the line REV's series had otherwise (the probe: some)" [ -s "$T/diff" ]
+	check "... and those only: the line's mutants as list has them" \
+		cmp -s "$T/diff" <(awk -F'\t' '$2 == "if (!capable(CAP_SYS_ADMIN)) {"' "$T/list-default")
+	"$mutate" list --gen "$g" --diff "$same" >"$T/diff-same"
+	check "--diff of a revision with the same series: no mutant" [ ! -s "$T/diff-same" ]
+	"$mutate" list --gen "$g" --diff "$nothing" >"$T/diff-nothing"
+	check "--diff of a revision without the series: every mutant" cmp -s "$T/diff-nothing" "$T/list-default"
+	"$mutate" list --diff no-such-revision >/dev/null 2>"$T/err"
+	check "--diff of no revision is exit 2" [ $? = 2 ]
+fi
 
 # ---- The gate ----
 # results ID VERDICT...: a results file of those mutants with those verdicts.
@@ -137,6 +254,10 @@ if [ ! -x "$kernel" ] || [ ! -x "$BUILD/runner/umlbed" ]; then
 else
 	"$BUILD/runner/umlbed" mutate list --gen "$("$gen_sh" default)" >"$T/umlbed-list"
 	check "umlbed mutate runs the driver" cmp -s "$T/umlbed-list" <("$mutate" list)
+	"$BUILD/runner/umlbed" mutate --help >"$T/help" 2>&1
+	check "umlbed mutate --help is the driver's manual (exit 0)" [ $? = 0 ]
+	# The text is what is tested: the manual names the option.
+	check "... which names --diff REV" grep -q -- '--diff REV' "$T/help"
 	# Three mutants of three operators, whatever the series' line numbers are now.
 	"$mutate" list >"$T/list"
 	ids=()
@@ -156,29 +277,43 @@ else
 	verdicts "$T/whole/results.json" | diag
 	check "each of the three mutants was built and run" \
 		jqt '[.results[] | select(.verdict == "killed" or .verdict == "survived")] | length == 3' "$T/whole/results.json"
-	# A failed kbuild is a mutant that does not compile.
-	UMLBED_MUTATE_KBUILD=false "$mutate" run --only "${ids[0]}" --scenario "$top/scenarios/rounding.lua" \
+	# A failed kbuild is a mutant that does not compile. The mutants are a --diff's, where there is one: run --diff
+	# judges those of the changed line, and only those.
+	if [ -n "${older:-}" ]; then
+		sel=(--diff "$older")
+		want=$(cut -f1 "$T/diff" | sort)
+	else
+		sel=(--only "${ids[0]}")
+		want=${ids[0]}
+	fi
+	UMLBED_MUTATE_KBUILD=false "$mutate" run "${sel[@]}" --scenario "$top/scenarios/rounding.lua" \
 		--out "$T/nobuild" >"$T/nobuild.out" 2>&1
-	check "a kbuild that fails makes the mutant 'not built'" \
-		jqt '[.results[].verdict] == ["not built"]' "$T/nobuild/results.json"
-	# A mutant that hangs: its kbuild stand-in leaves the mark that makes the judging scenario loop until the
-	# timeout. The unmutated kernel's run comes before any kbuild, without the mark, and must pass (else exit 2).
-	mark=$T/hang-mark
-	MUTATE_T_MARK=$mark UMLBED_MUTATE_KBUILD="touch $mark" "$mutate" run --only "${ids[0]}" --timeout 2 \
-		--scenario "$top/tests/mutate/scenarios/hang-when-marked.lua" --out "$T/hang" >"$T/hang.out" 2>&1
-	check "a run of a mutant that hangs ends (exit $?)" [ -f "$T/hang/results.json" ]
+	check "a kbuild that fails makes each mutant 'not built'" \
+		jqt '[.results[].verdict] | length > 0 and all(. == "not built")' "$T/nobuild/results.json"
+	check "... and the run judged the mutants asked for (${sel[*]})" \
+		[ "$(jq -r '.results[].id' "$T/nobuild/results.json" | sort)" = "$want" ]
+	if [ -n "${older:-}" ]; then
+		check "... and its results say of which change" jqt --arg r "$older" '.diff == $r' "$T/nobuild/results.json"
+		"$BUILD/runner/umlbed" mutate --diff "$same" --out "$T/diff-none" >"$T/diff-none.out" 2>&1
+		check "umlbed mutate --diff REV is a run of the change's mutants (none here)" \
+			jqt --arg r "$same" '.results == [] and .diff == $r' "$T/diff-none/results.json"
+	fi
+	# Two mutants that a scenario kills, each confirmed alone, as the runner's JSON report tells the runs: one
+	# FAILED (fail-when-marked.lua), one that hangs until the timeout (hang-when-marked.lua). The kbuild stand-in
+	# leaves the failure's mark at its first call and the hang's instead at the next. The unmutated kernel's run
+	# comes before any kbuild, without a mark, and must pass (else exit 2).
+	kb="if [ -e $T/kbuilt ]; then rm -f $T/fail-mark; touch $T/hang-mark; else touch $T/kbuilt $T/fail-mark; fi"
+	MUTATE_T_FAIL=$T/fail-mark MUTATE_T_HANG=$T/hang-mark UMLBED_MUTATE_KBUILD=$kb "$mutate" run --only "${ids[0]}" \
+		--only "${ids[1]}" --timeout 2 --scenario "$top/tests/mutate/scenarios/fail-when-marked.lua" \
+		--scenario "$top/tests/mutate/scenarios/hang-when-marked.lua" --out "$T/kills" >"$T/kills.out" 2>&1
+	check "a run of a mutant that hangs ends (exit $?)" [ -f "$T/kills/results.json" ]
+	check "... the one whose run fails, and fails again alone, is killed by that run" \
+		jqt '[.results[] | select(.killed_by[0].verdict == "FAILED") | .verdict, .killed_by[0].file]
+			== ["killed", "tests/mutate/scenarios/fail-when-marked.lua"]' "$T/kills/results.json"
 	check "... and the hang, timed out again alone, is detected: killed, as a hang" \
-		jqt '[.results[] | .verdict, .detected] == ["killed", "hang"]' "$T/hang/results.json"
-	jq -c '.results[]' "$T/hang/results.json" 2>/dev/null | diag
-	# A mutant that a scenario kills: FAILED once the mark is there, and FAILED again alone, as the runner's JSON
-	# report tells the runs.
-	mark=$T/fail-mark
-	MUTATE_T_FAIL=$mark UMLBED_MUTATE_KBUILD="touch $mark" "$mutate" run --only "${ids[0]}" \
-		--scenario "$top/tests/mutate/scenarios/fail-when-marked.lua" --out "$T/fail" >"$T/fail.out" 2>&1
-	check "a mutant whose run fails, and fails again alone, is killed, by that run" \
-		jqt '[.results[] | .verdict, .killed_by[0].verdict, .killed_by[0].file]
-			== ["killed", "FAILED", "tests/mutate/scenarios/fail-when-marked.lua"]' "$T/fail/results.json"
-	jq -c '.results[]' "$T/fail/results.json" 2>/dev/null | diag
+		jqt '[.results[] | select(.detected == "hang") | .verdict, .killed_by[0].file]
+			== ["killed", "tests/mutate/scenarios/hang-when-marked.lua"]' "$T/kills/results.json"
+	jq -c '.results[]' "$T/kills/results.json" 2>/dev/null | diag
 
 	# SIGTERM while a mutant is in the tree: the build is ended first, the original is put back with a new time.
 	id=${ids[0]}
