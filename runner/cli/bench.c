@@ -13,16 +13,16 @@
 #include <unistd.h>
 
 /* The usage text: a format whose %s is the folder holding bench/ (umb_data_dir). */
-#define BENCH_USAGE \
-    "usage: umlbed bench [--out DIR] [run options] [FILE|DIR]...\n" \
-    "       umlbed bench --compare OLD.json NEW.json\n" \
-    "\n" \
-    "Runs the benchmark scenarios (default: %s/bench/scenarios) one at a time (-j 1: concurrent\n" \
-    "instances would time each other), never with --time-travel (its guest clock is simulated), and writes\n" \
-    "DIR/results.json (every t:metric sample, per-point median/min/max, kernel, host CPU, commit) and one SVG and\n" \
-    "one PNG per sweep with gnuplot (default DIR: ./umlbed-bench). Run options (--kernel, --variant, --param,\n" \
-    "--filter, --timeout, ...) are those of umlbed run.\n" \
-    "--compare prints each point's medians, NEW/OLD and whether it changed beyond the noise (bench/report.pl).\n"
+#define BENCH_USAGE                                                                                                \
+  "usage: umlbed bench [--out DIR] [run options] [FILE|DIR]...\n"                                                  \
+  "       umlbed bench --compare OLD.json NEW.json\n"                                                              \
+  "\n"                                                                                                             \
+  "Runs the benchmark scenarios (default: %s/bench/scenarios) one at a time (-j 1: concurrent\n"                   \
+  "instances would time each other), never with --time-travel (its guest clock is simulated), and writes\n"        \
+  "DIR/results.json (every t:metric sample, per-point median/min/max, kernel, host CPU, commit) and one SVG and\n" \
+  "one PNG per sweep with gnuplot (default DIR: ./umlbed-bench). Run options (--kernel, --variant, --param,\n"     \
+  "--filter, --timeout, ...) are those of umlbed run.\n"                                                           \
+  "--compare prints each point's medians, NEW/OLD and whether it changed beyond the noise (bench/report.pl).\n"
 
 /* Options of umlbed run that take a value: their value is not a file. */
 static int takes_value(const char *a) {
@@ -99,8 +99,7 @@ int umb_bench_main(int argc, char **argv) {
     goto out;
   }
   char json[PATH_MAX], bdir[PATH_MAX];
-  if (umb_path(json, sizeof json, "%s/runs.json", out) ||
-      umb_path(bdir, sizeof bdir, "%s/bench/scenarios", data)) {
+  if (umb_path(json, sizeof json, "%s/runs.json", out) || umb_path(bdir, sizeof bdir, "%s/bench/scenarios", data)) {
     fprintf(stderr, "umlbed bench: --out %s: %s\n", out, strerror(ENAMETOOLONG));
     goto out;
   }
