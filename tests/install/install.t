@@ -64,10 +64,11 @@ return {
   end,
 }
 EOF
-(cd "$U" && "$I/bin/umlbed" run coherent.lua >"$T/out" 2>"$T/err")
+rm -f "$J"
+(cd "$U" && "$I/bin/umlbed" run --json "$J" coherent.lua >"$T/out" 2>"$T/err")
 check "the installed umlbed runs a scenario from an unrelated folder: exit 0" [ $? = 0 ] || diag "$T/out" "$T/err"
-check "... and it passed" grep -qx "ok 1 - user: an unmap invalidation zaps the mapping" "$T/out"
-check "... on the installed kernel" grep -q "^# kernel .*variant full)" "$T/out"
+check "... and it passed" verdict_is "user: an unmap invalidation zaps the mapping" ok
+check "... on the installed kernel" jtrue --arg k "$I/lib/umlbed/kernel/full/obj/linux" '.variant == "full" and .kernel == $k'
 check "its caches went to ~/.cache/umlbed, not into the prefix" \
   [ -f "$HOME/.cache/umlbed/lpj.cache" ] && [ ! -e "$I/lib/umlbed/lpj.cache" ]
 # The probe of the failing side: a name the bed library does not have is an ERROR naming the scenario's line.
@@ -87,12 +88,14 @@ for g in $GENS; do
     [ "$(modinfo -F vermagic "$U/cluster-fs/clusterfs.ko" | cut -d' ' -f1)" = \
       "$("$UMLBED" kbuild --generation "$g" release)" ]
   for v in full gpl-only; do
-    (cd "$U/cluster-fs" && "$I/bin/umlbed" run --generation "$g" --variant "$v" coherency.lua >"$T/out" 2>"$T/err")
+    rm -f "$J"
+    (cd "$U/cluster-fs" && "$I/bin/umlbed" run --generation "$g" --variant "$v" --json "$J" coherency.lua \
+      >"$T/out" 2>"$T/err")
     check "clusterfs on $v$suffix: the scenario passes (exit 0)" [ $? = 0 ] || diag "$T/out" "$T/err"
-    check "... ok, not skipped" grep -qx "ok 1 - clusterfs: another node's write reaches every mapping" "$T/out"
+    check "... ok, not skipped" verdict_is "clusterfs: another node's write reaches every mapping" ok
   done
   check "... refused on gpl-only$suffix by the kernel's loader (the scenario's GPL-only path ran)" \
-    grep -q "^# kernel .*variant gpl-only$suffix)" "$T/out"
+    jtrue --arg v "gpl-only$suffix" --arg g "$g" '.variant == $v and .generation == $g'
   # A vendor building against the GPL-only objtree is refused earlier, by modpost.
   cp -r "$SRC/examples/cluster-fs" "$U/gpl-$g"
   make -C "$U/gpl-$g" UMLBED="$UMLBED" GEN="$g" VARIANT=gpl-only >"$T/make.out" 2>&1
