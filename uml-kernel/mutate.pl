@@ -13,11 +13,12 @@
 #                                                                operators' own test)
 #   mutate.pl tce OBJECT OBJECT                                  exit 0 when the two have the same code (debug aside)
 #   mutate.pl reasons [--equivalent F]                           every reason names a mutant that exists (its id and
-#                                                                its mutated line, in some generation), or exit 1
+#                                                                its mutated line, in some generation), and each
+#                                                                survivor's option is pinned, or exit 1
 #   mutate.pl report [--gen GEN] [--out DIR] [--threshold F] [--equivalent F] RESULTS.json...
 #                    joins results (shards), writes DIR/report.json and DIR/index.html, and fails (exit 1) when the
-#                    score is below the threshold (tests/mutate/threshold) or when a mutant that was built and not
-#                    killed has no reason in the equivalent list (tests/mutate/equivalent)
+#                    score over the mutants that are not equivalent is below the threshold (tests/mutate/threshold)
+#                    or when a mutant that was built and not killed has no reason in tests/mutate/equivalent
 #
 # The lines mutated are those the series (the generation's "series" key) adds or changes in its .c files: the
 # series is applied alone to copies of the pristine files and compared with them, so the test bed's own patches
@@ -979,8 +980,9 @@ sub cmd_run {
 
 # ---- Reports and the gate ----
 
-# read_reasons(FILE): the reasons by id, each { text, why, where }: ID<TAB>MUTATED<TAB>REASON, MUTATED the mutated line
-# as list prints it. The text ties a reason to its mutant, so a reason cannot move to another mutant when the series'
+# read_reasons(FILE): the reasons by id, each { text, kind, option, set, why, where }: ID<TAB>MUTATED<TAB>KIND<TAB>REASON,
+# MUTATED the mutated line as list prints it, KIND "equivalent", "survivor" or "survivor CONFIG_X" (CONFIG_X=n: the
+# option not set). The text ties a reason to its mutant, so a reason cannot move to another mutant when the series'
 # lines shift.
 sub read_reasons {
     my ($f) = @_;
@@ -990,11 +992,17 @@ sub read_reasons {
     for (split /\n/, slurp($f)) {
         $n++;
         next if /^#/ || !/\S/;
-        my ($id, $text, $why) = split /\t/, $_, 3;
-        ($why // '') =~ /\S/ && $text =~ /\S/ or fail("$f:$n: want ID<TAB>MUTATED LINE<TAB>REASON");
+        my ($id, $text, $kind, $why) = split /\t/, $_, 4;
+        ($why // '') =~ /\S/ && $text =~ /\S/
+            or fail("$f:$n: want ID<TAB>MUTATED LINE<TAB>KIND<TAB>REASON");
+        my ($k, $opt, $val) = $kind =~ /^(equivalent|survivor)(?: (CONFIG_\w+)(=n)?)?$/
+            or fail("$f:$n: the kind is 'equivalent', 'survivor' or 'survivor CONFIG_X', not '$kind'");
+        fail("$f:$n: an equivalent mutant is equivalent whatever the configuration: a reason that needs $opt is a survivor's")
+            if $k eq 'equivalent' && $opt;
         fail("$f:$n: $id has a reason already (line $r{$id}{where})") if $r{$id} && $r{$id}{text} eq $text;
-        $r{$id} = { text => $text, why => $why, where => $n } unless $r{$id};
-        push @{ $r{$id}{others} }, { text => $text, why => $why, where => $n } if $r{$id}{where} != $n;
+        my $c = { text => $text, kind => $k, option => $opt, set => !$val, why => $why, where => $n };
+        $r{$id} = $c unless $r{$id};
+        push @{ $r{$id}{others} }, $c if $r{$id}{where} != $n;
     }
     return \%r;
 }
@@ -1008,8 +1016,52 @@ sub reason_for {
     return;
 }
 
+# fragments(GEN): the config fragments of the kernel that judges the generation's mutants, its full variant, in the
+# order uml-kernel/build.sh merges them (the shared ones, debug.config unless DEBUG=0, the generation's, the
+# variant's).
+sub fragments {
+    my ($g) = @_;
+    my $cdir = "$top/uml-kernel/config";
+    my @f = ('umlbed.config');
+    push @f, 'debug.config' if ($ENV{DEBUG} // 1) eq '1';
+    my $gc = gen_get($g, 'config');
+    push @f, $gc if $gc ne 'none';
+    my $variant = 'full' . gen_get($g, 'suffix');
+    for (split /\n/, slurp("$top/uml-kernel/variants/$variant")) { push @f, $1 if /^config\s+(\S+)\s*$/ }
+    return map { "$cdir/$_" } @f;
+}
+
+# pinned(GEN, OPTION): the value ("n" when not set) the fragments of the kernel that judges GEN's mutants give
+# OPTION, and the fragment that gives it (the last one that names it, as merge_config.sh takes it); () when none
+# does.
+sub pinned {
+    my ($g, $opt) = @_;
+    my ($value, $from);
+    for my $frag (fragments($g)) {
+        for (split /\n/, slurp($frag)) {
+            if (/^\Q$opt\E=(.*)$/) { ($value, $from) = ($1, $frag) }
+            elsif (/^# \Q$opt\E is not set\s*$/) { ($value, $from) = ('n', $frag) }
+        }
+    }
+    return defined $value ? ($value, $from =~ s{.*/}{}r) : ();
+}
+
+# unpinned(GEN, REASON): why REASON, a survivor's of an option, explains nothing for GEN's kernel; '' when it does.
+sub unpinned {
+    my ($g, $r) = @_;
+    return '' unless $r->{option};
+    my ($value, $from) = pinned($g, $r->{option});
+    my $want = $r->{set} ? $r->{option} : "$r->{option}=n";
+    my $variant = 'full' . gen_get($g, 'suffix');
+    return "its option $want is pinned by no fragment of $variant (" . join(' ', map { s{.*/}{}r } fragments($g)) . ')'
+        unless defined $value;
+    return '' if ($value ne 'n') == !!$r->{set};
+    return "its option $want is pinned the other way for $variant, $r->{option}=$value by $from";
+}
+
 # reasons: every reason of the equivalent list names a mutant that exists, in some generation, with the line it was
-# written for (id and mutated line); exit 1 naming each one that does not.
+# written for (id and mutated line), and a survivor's option is pinned in each generation where its mutant is; exit 1
+# naming each one that is not.
 sub cmd_reasons {
     my ($o) = @_;
     my $eq = read_reasons($o->{equivalent});
@@ -1017,17 +1069,27 @@ sub cmd_reasons {
     for my $g (split /\s+/, `"$gen_sh" list`) {
         next unless $g;
         my ($all) = mutants($g, 1);
-        $have{"$_->{id}\t" . ($_->{mutated} =~ s/^\s+//r =~ s/\t/ /gr)} = 1 for @$all;
+        push @{ $have{"$_->{id}\t" . ($_->{mutated} =~ s/^\s+//r =~ s/\t/ /gr)} }, $g for @$all;
     }
-    my $bad = 0;
+    my ($bad, %kinds) = (0);
     for my $id (sort keys %$eq) {
         for my $r ($eq->{$id}, @{ $eq->{$id}{others} // [] }) {
-            next if $have{"$id\t$r->{text}"};
-            print "mutate: $o->{equivalent}:$r->{where}: $id '$r->{text}' is no mutant of any generation\n";
-            $bad = 1;
+            $kinds{$r->{kind}}++;
+            my $gens = $have{"$id\t$r->{text}"};
+            if (!$gens) {
+                print "mutate: $o->{equivalent}:$r->{where}: $id '$r->{text}' is no mutant of any generation\n";
+                $bad = 1;
+                next;
+            }
+            for my $g (@$gens) {
+                my $why = unpinned($g, $r) or next;
+                print "mutate: $o->{equivalent}:$r->{where}: $id, a survivor of generation $g: $why\n";
+                $bad = 1;
+            }
         }
     }
-    printf "mutate: %d reasons, each for a mutant that exists\n", scalar(map { 1 + @{ $_->{others} // [] } } values %$eq)
+    printf "mutate: %d reasons (%d equivalent, %d survivors), each for a mutant that exists, each survivor's option pinned\n",
+        ($kinds{equivalent} // 0) + ($kinds{survivor} // 0), $kinds{equivalent} // 0, $kinds{survivor} // 0
         unless $bad;
     return $bad;
 }
@@ -1037,7 +1099,6 @@ sub html_escape { my $s = shift; $s =~ s/&/&amp;/g; $s =~ s/</&lt;/g; $s =~ s/>/
 sub cmd_report {
     my ($o, @inputs) = @_;
     @inputs or usage();
-    my $g = $o->{gen};
     my (%by_id, $total, $all, %gens, %diffs);
     my ($secs, $bsecs, $rsecs) = (0, 0, 0);
     for my $in (@inputs) {
@@ -1059,47 +1120,62 @@ sub cmd_report {
     keys %gens == 1 or fail('results of several generations: ' . join(' ', sort keys %gens));
     keys %diffs == 1 or fail('results of the mutants of several changes (--diff): ' . join(' ', map { $_ || 'none' } sort keys %diffs));
     my $eq = read_reasons($o->{equivalent});
+    my $g = (keys %gens)[0];
     my %c;
     my (@unexplained, @stale);
     for my $r (values %by_id) {
         my $why = reason_for($eq, $r->{id}, $r->{mutated} // '');
+        my $unpinned = $why ? unpinned($g, $why) : '';
         if ($eq->{$r->{id}} && !$why && $r->{verdict} ne 'killed') {
             # The id has a reason, but for another line (the series moved, or another generation's line has the id):
             # it does not explain this mutant.
             $r->{note} = "the reason at $o->{equivalent}:$eq->{$r->{id}}{where} is for another line, '$eq->{$r->{id}}{text}'";
         } elsif ($why && $r->{verdict} eq 'killed') {
             push @stale, "$r->{id}: killed now, its reason at $o->{equivalent}:$why->{where} is stale";
+        } elsif ($why && $unpinned && $r->{verdict} =~ /^(survived|timeout|error)$/) {
+            # A survivor of an option that this generation's kernel does not pin may be a plain survivor there.
+            $r->{note} = "the reason at $o->{equivalent}:$why->{where}: $unpinned";
         } elsif ($why && $r->{verdict} =~ /^(survived|timeout|error)$/) {
-            # A reason explains a mutant that was run and not killed; TCE's verdicts stand on their own.
-            $r->{verdict} = 'equivalent';
+            # A reason explains a mutant that was run and not killed; TCE's verdicts stand on their own. An equivalent
+            # one behaves as the original; a survivor is accepted, not equivalent.
+            $r->{verdict} = $why->{kind} eq 'equivalent' ? 'equivalent' : 'accepted';
             $r->{why} = $why->{why};
+            $r->{option} = $why->{set} ? $why->{option} : "$why->{option}=n" if $why->{option};
         }
         push @unexplained, $r->{id} if $r->{verdict} eq 'survived' || $r->{verdict} eq 'timeout' || $r->{verdict} eq 'error';
         $c{$r->{verdict}}++;
     }
-    # The score counts every mutant that was built: an equivalent one is explained, not killed, so a list of
-    # reasons cannot raise the score, and the threshold bounds how much of the series only has reasons. The score over
-    # the mutants that are not equivalent is reported beside it.
-    # A duplicate (TCE: the code of another mutant) is one mutant counted twice: it is left out, as one not built.
+    # Two scores. killed / built counts every mutant that was built. killed / (built - equivalent) leaves out the
+    # mutants proven equivalent (TCE's, and those whose reason is of the kind equivalent): they cannot be killed, so
+    # a perfect suite scores 100 % on it; an accepted survivor stays in, a mutant not killed. The gate is on the
+    # second. A duplicate (TCE: the code of another mutant) is one mutant counted twice: it is left out of both, as
+    # one not built.
     my $scored = grep { $_->{verdict} ne 'not built' && $_->{verdict} ne 'duplicate' } values %by_id;
     my $score = $scored ? 100 * ($c{killed} // 0) / $scored : 0;
     my $nonequiv = $scored - ($c{equivalent} // 0);
     my $score_ne = $nonequiv ? 100 * ($c{killed} // 0) / $nonequiv : 0;
-    my $threshold = 0;
-    for (split /\n/, slurp($o->{threshold})) { $threshold = $1 if /^score\s+(\d+(?:\.\d+)?)\s*$/ }
+    my ($threshold, $target);
+    for (split /\n/, slurp($o->{threshold})) {
+        $threshold = $1 if /^score-non-equivalent\s+(\d+(?:\.\d+)?)\s*$/;
+        $target = $1 if /^target\s+(\d+(?:\.\d+)?)\s*$/;
+    }
+    defined $threshold or fail("$o->{threshold}: no line 'score-non-equivalent PERCENT' (the gate's threshold)");
     my $out = $o->{out};
     make_path($out);
     my @res = sort { $a->{file} cmp $b->{file} || $a->{line} <=> $b->{line} || $a->{id} cmp $b->{id} } values %by_id;
-    my $doc = { generation => (keys %gens)[0], mutants => scalar @res, counts => \%c, score => sprintf('%.1f', $score),
-                score_non_equivalent => sprintf('%.1f', $score_ne),
-                threshold => $threshold, seconds => $secs, build_seconds => $bsecs, run_seconds => $rsecs,
+    my $doc = { generation => $g, mutants => scalar @res, counts => \%c, score => sprintf('%.1f', $score),
+                score_non_equivalent => sprintf('%.1f', $score_ne), built => $scored, non_equivalent => $nonequiv,
+                threshold => $threshold + 0, defined $target ? (target => $target + 0) : (), seconds => $secs, build_seconds => $bsecs, run_seconds => $rsecs,
                 per_hour => $secs > 0 ? floor(@res * 3600 / $secs) : 0, results => \@res };
     spew("$out/report.json", JSON::PP->new->canonical->pretty->encode($doc));
     write_html($o, "$out/index.html", \@res, $doc);
-    printf "mutate: %s: %d mutants: %d killed, %d survived, %d timeout, %d equivalent (%d by TCE), %d duplicate, %d not built, %d error; score %.1f%% (threshold %s), %.1f%% of those not equivalent\n",
-        $doc->{generation}, scalar @res, map({ $c{$_} // 0 } 'killed', 'survived', 'timeout', 'equivalent'),
+    printf "mutate: %s: %d mutants: %d killed, %d survived, %d timeout, %d equivalent (%d by TCE), %d accepted survivors, %d duplicate, %d not built, %d error\n",
+        $g, scalar @res, map({ $c{$_} // 0 } 'killed', 'survived', 'timeout', 'equivalent'),
         scalar(grep { ($_->{why} // '') =~ /^TCE:/ && $_->{verdict} eq 'equivalent' } @res),
-        map({ $c{$_} // 0 } 'duplicate', 'not built', 'error'), $score, $threshold, $score_ne;
+        map({ $c{$_} // 0 } 'accepted', 'duplicate', 'not built', 'error');
+    printf "mutate: score %.1f%% of the built (%d of %d); %.1f%% of those not equivalent (%d of %d), the gate's: threshold %s%%%s\n",
+        $score, $c{killed} // 0, $scored, $score_ne, $c{killed} // 0, $nonequiv, $threshold,
+        defined $target ? ", target $target%" : '';
     printf "mutate: %.0f s (%d per hour): building %.0f s, running %.0f s\n", $secs, $doc->{per_hour}, $bsecs, $rsecs;
     print "mutate: report $out/report.json, $out/index.html\n";
     my $fail = 0;
@@ -1114,7 +1190,10 @@ sub cmd_report {
         }
         $fail = 1;
     }
-    if ($score < $threshold) { printf "mutate: score %.2f%% below the threshold %s%%\n", $score, $threshold; $fail = 1 }
+    if ($score_ne < $threshold) {
+        printf "mutate: score over the mutants not equivalent %.2f%% below the threshold %s%%\n", $score_ne, $threshold;
+        $fail = 1;
+    }
     return $fail;
 }
 
@@ -1129,23 +1208,28 @@ sub write_html {
     my %files = map { $_->{file} => 1 } @$res;
     my $h = "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>umlbed mutate: $g</title>\n"
         . "<style>body{font-family:sans-serif} pre{margin:0} .l{white-space:pre;font-family:monospace}"
-        . " .k{background:#dfd} .s{background:#fcc} .e{background:#eee} .m{font-family:monospace;padding-left:4em;color:#800}</style>"
+        . " .k{background:#dfd} .s{background:#fcc} .a{background:#fec} .e{background:#eee} .m{font-family:monospace;padding-left:4em;color:#800}</style>"
         . "</head><body>\n<h1>Mutants of the $g series</h1>\n"
-        . sprintf('<p>%d mutants; score %s%% (threshold %s%%): %s.</p>', $doc->{mutants}, $doc->{score}, $doc->{threshold},
+        . sprintf('<p>%d mutants; score %s%% of the built, %s%% of those not equivalent (the gate\'s: threshold %s%%%s): %s.</p>',
+                  $doc->{mutants}, $doc->{score}, $doc->{score_non_equivalent}, $doc->{threshold},
+                  defined $doc->{target} ? ", target $doc->{target}%" : '',
                   join(', ', map { "$doc->{counts}{$_} $_" } sort keys %{ $doc->{counts} }))
-        . "<p>Green lines: every mutant killed. Red: a mutant survived, shown under its line. Grey: equivalent or not built.</p>\n";
+        . "<p>Green lines: every mutant killed. Red: a mutant survived, shown under its line. Amber: a survivor accepted for"
+        . " its reason. Grey: equivalent or not built.</p>\n";
     for my $f (sort keys %files) {
         $h .= '<h2>' . html_escape($f) . "</h2>\n<table>\n";
         my @l = split /\n/, slurp("$stree/$f");
         for my $n (1 .. @l) {
             my $ms = $at{"$f:$n"} // [];
             my $cls = !@$ms ? '' : (grep { $_->{verdict} =~ /^(survived|timeout|error)$/ } @$ms) ? 's'
+                    : (grep { $_->{verdict} eq 'accepted' } @$ms) ? 'a'
                     : (grep { $_->{verdict} eq 'killed' } @$ms) ? 'k' : 'e';
             $h .= sprintf("<tr class=\"%s\"><td>%d</td><td class=\"l\">%s</td></tr>\n", $cls, $n, html_escape($l[$n - 1]));
             for my $m (grep { $_->{verdict} ne 'killed' } @$ms) {
                 $h .= sprintf("<tr><td></td><td class=\"m\">%s %s: %s%s</td></tr>\n", html_escape($m->{verdict}),
                               html_escape($m->{id}), html_escape($m->{mutated} =~ s/^\s+//r),
-                              $m->{why} ? ' (' . html_escape($m->{why}) . ')' : '');
+                              $m->{why} ? ' (' . ($m->{option} ? html_escape($m->{option}) . ': ' : '')
+                                          . html_escape($m->{why}) . ')' : '');
             }
         }
         $h .= "</table>\n";

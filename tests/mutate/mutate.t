@@ -4,12 +4,13 @@
 # The mutants are checked against the series itself: each one's line is a line a patch adds, and changed; each
 # operator against the series and against tests/mutate/operators.c.in (mutate.pl file). --diff is checked with
 # revisions made here in an object store of the test's own (the checkout's is only read). The gate is checked on
-# results files written here: a survivor without a reason fails it, and so does a score below the threshold (60 %
-# here: one kill of three, the others explained, is below it); a reason passes it. A SIGTERM while a mutant is in the
-# tree puts the original back; a mutant whose run fails, or hangs, and does so again alone, is killed. The sharded run
-# judges three mutants of the default generation's full variant (its own tree under BUILD/mutate/), once whole and
-# once in three shards, with a kbuild that builds nothing (UMLBED_MUTATE_KBUILD) and one quick scenario (--scenario):
-# the driver is under test here, and the mutants' kernels and the suite's power are make mutate's.
+# results files written here: a survivor without a reason fails it, and so does a score over the mutants that are not
+# equivalent below the threshold; an equivalent reason leaves the denominator, a survivor's stays in it, and a
+# survivor of an option that no fragment pins explains nothing. A SIGTERM while a mutant is in the tree puts the
+# original back; a mutant whose run fails, or hangs, and does so again alone, is killed. The sharded run judges three
+# mutants of the default generation's full variant (its own tree under BUILD/mutate/), once whole and once in three
+# shards, with a kbuild that builds nothing (UMLBED_MUTATE_KBUILD) and one quick scenario (--scenario): the driver is
+# under test here, and the mutants' kernels and the suite's power are make mutate's.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${UMLBED_BUILD:-${BUILD:-$top/build}}
@@ -184,7 +185,7 @@ results() {
 		echo ']}'
 	} >"$out"
 }
-printf '# test\nscore 60\n' >"$T/threshold"
+printf '# test\nscore-non-equivalent 60\ntarget 98\n' >"$T/threshold"
 printf '# test\n' >"$T/equivalent"
 report() { "$mutate" report --out "$T/report" --threshold "$T/threshold" --equivalent "$T/equivalent" "$@" >"$T/out" 2>&1; }
 results "$T/r1.json" a:1:rel:1 killed b:2:rel:1 killed c:3:rel:1 survived
@@ -194,33 +195,88 @@ check "... and is named" grep -q 'no reason in .*: c:3:rel:1' "$T/out"
 check "the JSON report is written" jqt '.counts.killed == 2 and .counts.survived == 1' "$T/report/report.json"
 check "the HTML report shows the survivor at its line" grep -q 'survived c:3:rel:1' "$T/report/index.html"
 # A reason names its mutant's line too: one written for another line does not explain the mutant.
-printf 'c:3:rel:1\ta >= b\tthe test says so, of another line\n' >>"$T/equivalent"
+printf 'c:3:rel:1\ta >= b\tequivalent\tthe test says so, of another line\n' >>"$T/equivalent"
 report "$T/r1.json"
 check "a reason for the id but another line leaves the survivor unexplained" [ $? = 1 ]
 check "... and says which line the reason is for" grep -q "no reason in .*: c:3:rel:1 (the reason at .* is for another line, 'a >= b')" "$T/out"
+# An equivalent mutant leaves the second score's denominator; an accepted survivor stays in it, and the gate is on it.
+printf '# test\nc:3:rel:1\ta <= b\tequivalent\tthe test says so\n' >"$T/equivalent"
+report "$T/r1.json"
+check "with an equivalent reason listed, the gate passes" [ $? = 0 ]
+check "... and the mutant counts as equivalent, which is not a kill: 2 of 3 built killed" \
+	jqt '.counts.equivalent == 1 and .score == "66.7"' "$T/report/report.json"
+check "... and 2 of the 2 that are not equivalent: the gate's score" \
+	jqt '.score_non_equivalent == "100.0" and .non_equivalent == 2 and .threshold == 60 and .target == 98' \
+	"$T/report/report.json"
+printf '# test\nc:3:rel:1\ta <= b\tsurvivor\tthe test accepts it\n' >"$T/equivalent"
+report "$T/r1.json"
+check "with a survivor's reason listed, the gate passes at 60 %" [ $? = 0 ]
+check "... and the mutant is an accepted survivor, in the denominator: 2 of 3" \
+	jqt '.counts.accepted == 1 and .counts.equivalent == null and .score_non_equivalent == "66.7"' "$T/report/report.json"
+check "... shown at its line in the HTML report" grep -q 'accepted c:3:rel:1' "$T/report/index.html"
+printf '# test\nscore-non-equivalent 70\n' >"$T/threshold"
+report "$T/r1.json"
+check "the same survivor under a threshold of 70 % fails the gate" [ $? = 1 ]
+check "... and says so" grep -q 'not equivalent 66.67% below the threshold 70%' "$T/out"
+printf '# test\nc:3:rel:1\ta <= b\tequivalent\tthe test says so\n' >"$T/equivalent"
+report "$T/r1.json"
+check "... which an equivalent reason passes" [ $? = 0 ]
+printf '# test\nscore 60\n' >"$T/threshold"
+report "$T/r1.json"
+check "a threshold file without score-non-equivalent is exit 2" [ $? = 2 ]
+printf '# test\nscore-non-equivalent 60\n' >"$T/threshold"
+# A survivor of an option: accepted only where the judging kernel's fragments pin the option so.
+grep -qx 'CONFIG_64BIT=y' "$top/uml-kernel/config/umlbed.config"
+check "umlbed.config pins CONFIG_64BIT=y (the probe's option)" [ $? = 0 ]
+printf '# test\nc:3:rel:1\ta <= b\tsurvivor CONFIG_64BIT\tonly on 64-bit\n' >"$T/equivalent"
+report "$T/r1.json"
+check "a survivor of a pinned option is accepted" jqt '.counts.accepted == 1' "$T/report/report.json"
+for opt in CONFIG_64BIT=n:'the other way' CONFIG_MUTATE_T_NOWHERE:'by no fragment'; do
+	printf '# test\nc:3:rel:1\ta <= b\tsurvivor %s\tthe test says so\n' "${opt%%:*}" >"$T/equivalent"
+	report "$T/r1.json"
+	check "a survivor of ${opt%%:*}, which no fragment pins so, fails the gate" [ $? = 1 ]
+	check "... naming it" grep -q "no reason in .*: c:3:rel:1 (the reason at .*: its option ${opt%%:*} is pinned ${opt#*:}" \
+		"$T/out"
+done
 printf '# test\nc:3:rel:1\ta <= b\tthe test says so\n' >"$T/equivalent"
 report "$T/r1.json"
-check "with its reason listed, the gate passes" [ $? = 0 ]
-check "... and the mutant counts as equivalent, which is not a kill" jqt '.counts.equivalent == 1 and .score == "66.7"' \
-	"$T/report/report.json"
-check "... and the score over the mutants that are not equivalent is reported beside it" \
-	jqt '.score_non_equivalent == "100.0"' "$T/report/report.json"
+check "a reason without its kind is exit 2" [ $? = 2 ]
+check "... naming the line" grep -q 'equivalent:2: want ID<TAB>MUTATED LINE<TAB>KIND<TAB>REASON' "$T/out"
+printf '# test\nc:3:rel:1\ta <= b\tequivalent CONFIG_64BIT\tonly on 64-bit\n' >"$T/equivalent"
+report "$T/r1.json"
+check "an equivalent reason that names an option is exit 2: it is a survivor's" [ $? = 2 ]
 results "$T/r2.json" a:1:rel:1 killed b:2:rel:1 timeout c:3:rel:1 survived
-printf 'b:2:rel:1\ta <= b\ta timeout the test explains\n' >>"$T/equivalent"
+printf '# test\nb:2:rel:1\ta <= b\tsurvivor\ta timeout the test accepts\nc:3:rel:1\ta <= b\tsurvivor\tthe test accepts it\n' \
+	>"$T/equivalent"
 report "$T/r2.json"
-check "a score below the threshold fails the gate" [ $? = 1 ]
+check "a score below the threshold fails the gate, every survivor accepted" [ $? = 1 ]
 check "... and says so" grep -q 'below the threshold' "$T/out"
-# The project's own reasons: each names a mutant of some generation, with the line it was written for.
+# The project's own reasons: each names a mutant of some generation, with the line it was written for, and each
+# survivor's option is pinned for the kernels that judge it.
 "$mutate" reasons >"$T/reasons.out" 2>&1
-check "every reason in tests/mutate/equivalent names a mutant that exists, with its line" [ $? = 0 ]
+check "every reason in tests/mutate/equivalent names a mutant that exists, with its line, and its option pinned" [ $? = 0 ]
 diag "$T/reasons.out"
-{ cat "$top/tests/mutate/equivalent"; printf 'mm/memory.c:1:rel:1\tno such line\tplanted\n'; } >"$T/eq-planted"
+# Planted: a reason for a mutant that does not exist; a survivor of an option no fragment pins, and one of a pinned
+# option (CONFIG_64BIT, the probe), each for a mutant that exists and has no reason (the field mutants of a line).
+field1=$(awk -F'\t' '$1 ~ /:field:1$/ && $2 == "vba = vp->vm_pgoff;" { print $1 "\t" $3; exit }' "$T/all-default")
+field2=$(awk -F'\t' '$1 ~ /:field:2$/ && $2 == "vba = vp->vm_pgoff;" { print $1 "\t" $3; exit }' "$T/all-default")
+{
+	cat "$top/tests/mutate/equivalent"
+	printf 'mm/memory.c:1:rel:1\tno such line\tequivalent\tplanted\n'
+	printf '%s\tsurvivor CONFIG_MUTATE_T_NOWHERE\tplanted\n' "$field1"
+	printf '%s\tsurvivor CONFIG_64BIT\tplanted\n' "$field2"
+} >"$T/eq-planted"
 "$mutate" reasons --equivalent "$T/eq-planted" >"$T/reasons.out" 2>&1
 check "a planted reason for a mutant that does not exist fails it (exit 1)" [ $? = 1 ]
 check "... naming its file and line" grep -q "eq-planted:[0-9]*: mm/memory.c:1:rel:1 'no such line' is no mutant" \
 	"$T/reasons.out"
+check "... and a survivor of an option no fragment pins, naming the option and the variant (${field1%%	*})" \
+	grep -q "eq-planted:[0-9]*: ${field1%%	*}, a survivor of generation .*: its option CONFIG_MUTATE_T_NOWHERE is pinned by no fragment of full" \
+	"$T/reasons.out"
+check "... not one of CONFIG_64BIT, which umlbed.config pins" not grep -q "${field2%%	*}," "$T/reasons.out"
 # A reason whose mutant is killed now is stale: the gate names it.
-results "$T/r5.json" a:1:rel:1 killed b:2:rel:1 timeout c:3:rel:1 killed
+printf '# test\nc:3:rel:1\ta <= b\tequivalent\tthe test says so\n' >"$T/equivalent"
+results "$T/r5.json" a:1:rel:1 killed b:2:rel:1 killed c:3:rel:1 killed
 report "$T/r5.json"
 check "a reason of a mutant that is killed now fails the gate" [ $? = 1 ]
 check "... naming it" grep -q 'does not match its mutant: c:3:rel:1: killed now' "$T/out"
@@ -233,13 +289,15 @@ for x in a b c; do gcc -O2 -g -c -o "$T/tce-$x.o" "$T/tce-$x.c"; done
 check "TCE's probe: the same code in other columns gives objects that differ as files" not cmp -s "$T/tce-a.o" "$T/tce-b.o"
 check "TCE: those objects have the same code" "$mutate" tce "$T/tce-a.o" "$T/tce-b.o"
 check "TCE: another operator's object has other code (exit 1)" eval '"$mutate" tce "$T/tce-a.o" "$T/tce-c.o"; [ $? = 1 ]'
-printf 'score 0\n' >"$T/threshold"
-# A TCE verdict needs no reason; a duplicate is left out of the score, as a mutant not built.
-results "$T/r6.json" a:1:rel:1 killed b:2:rel:1 equivalent c:3:rel:1 duplicate
+printf 'score-non-equivalent 0\n' >"$T/threshold"
+# A TCE verdict needs no reason and leaves the second score's denominator; a duplicate is left out of both, as a
+# mutant not built.
+results "$T/r6.json" a:1:rel:1 killed b:2:rel:1 equivalent c:3:rel:1 duplicate d:4:rel:1 survived
+printf '# test\nd:4:rel:1\ta <= b\tsurvivor\tthe test accepts it\n' >"$T/equivalent"
 report "$T/r6.json"
 check "a TCE-equivalent mutant needs no reason, and the gate passes" [ $? = 0 ]
-check "... and a duplicate is left out of the score (1 killed of 2)" \
-	jqt '.counts.duplicate == 1 and .score == "50.0"' "$T/report/report.json"
+check "... and a duplicate is left out of the score (1 killed of 3), the TCE-equivalent of the gate's (1 of 2)" \
+	jqt '.counts.duplicate == 1 and .score == "33.3" and .score_non_equivalent == "50.0"' "$T/report/report.json"
 results "$T/r3.json" a:1:rel:1 killed b:2:rel:1 dunno
 report "$T/r3.json"
 check "an unknown verdict is exit 2" [ $? = 2 ]
