@@ -4,7 +4,7 @@
 #   mutate.pl list   [--gen GEN] [--all] [--diff REV] [--shard K/N]   the mutants, one a line: ID<TAB>ORIGINAL<TAB>MUTATED
 #                                                                (the lines without their indentation)
 #   mutate.pl run    [--gen GEN] [--all] [--diff REV] [--shard K/N] [--only ID]... [--scenario FILE]... [--out DIR]
-#                    [--timeout S] [--resume]
+#                    [--timeout S] [--resume] [--variant BASE]
 #                    builds and runs each mutant, writes DIR/results.json (default BUILD/mutate/GEN/shard-K-of-N)
 #                    after each one; --resume keeps the results DIR holds of the same mutants (same id and change);
 #                    --scenario judges with those scenario files only (default: every file of scenarios/), for the
@@ -12,9 +12,10 @@
 #   mutate.pl file   [--all] FILE...                             the mutants of every line of each C file (the
 #                                                                operators' own test)
 #   mutate.pl tce OBJECT OBJECT                                  exit 0 when the two have the same code (debug aside)
-#   mutate.pl reasons [--equivalent F]                           every reason names a mutant that exists (its id and
+#   mutate.pl reasons [--equivalent F] [--variant BASE]          every reason names a mutant that exists (its id and
 #                                                                its mutated line, in some generation), and each
-#                                                                survivor's option is pinned, or exit 1
+#                                                                survivor's option is pinned for the judging
+#                                                                variant, or exit 1
 #   mutate.pl report [--gen GEN] [--out DIR] [--threshold F] [--equivalent F] RESULTS.json...
 #                    joins results (shards), writes DIR/report.json and DIR/index.html, and fails (exit 1) when the
 #                    score over the mutants that are not equivalent is below the threshold (tests/mutate/threshold)
@@ -35,15 +36,15 @@
 # keeps each operator's first mutant and, for rel, arith, const and shift, the other direction of that same change;
 # --all keeps every one.
 #
-# run builds the generation's full variant once in a tree of its own (BUILD/mutate/kernel/VARIANT, uml-kernel/build.sh
-# with BUILD= there and the pristine tree as KSRC), then for each mutant: writes the mutated line, runs kbuild (one
-# object recompiles, the kernel relinks), restores the line. A mutant that does not compile is "not built". The runs
-# are the scenario files that reach the mutated function according to the coverage report's reach.txt
-# (BUILD/coverage/COVERAGE-VARIANT/report/reach.txt, make coverage; a file newer than it runs for every mutant), or
-# every scenario when there is none; the files that killed earlier mutants go first. A mutant is killed by the first
-# FAILED or CRASHED run (read from the runner's JSON report), confirmed by running that scenario file alone; a run
-# that only times out makes it "timeout" (not a kill) unless it times out again alone. A run of the unmutated kernel
-# first must pass, or nothing is reported.
+# run builds the generation's full variant (--variant BASE: BASE, judge say, with the generation's suffix) once in a
+# tree of its own (BUILD/mutate/kernel/VARIANT, uml-kernel/build.sh with BUILD= there and the pristine tree as KSRC),
+# then for each mutant: writes the mutated line, runs kbuild (one object recompiles, the kernel relinks), restores the
+# line. A mutant that does not compile is "not built". The runs are the scenario files that reach the mutated function
+# according to the coverage report's reach.txt (BUILD/coverage/COVERAGE-VARIANT/report/reach.txt, make coverage; a
+# file newer than it runs for every mutant), or every scenario when there is none; the files that killed earlier
+# mutants go first. A mutant is killed by the first FAILED or CRASHED run (read from the runner's JSON report),
+# confirmed by running that scenario file alone; a run that only times out makes it "timeout" (not a kill) unless it
+# times out again alone. A run of the unmutated kernel first must pass, or nothing is reported.
 use strict;
 use warnings;
 use Cwd qw(abs_path);
@@ -799,7 +800,7 @@ sub cmd_run {
     my $out = $o->{out};
     make_path($out);
     my %doc = (generation => $g, shard => $o->{shard} // '1/1', all => $o->{all} ? JSON::PP::true : JSON::PP::false,
-               mutants_total => scalar @$all, defined $o->{diff} ? (diff => $o->{diff}) : ());
+               mutants_total => scalar @$all, variant => $o->{variant}, defined $o->{diff} ? (diff => $o->{diff}) : ());
     if (!@list) {
         # A shard that holds none of the mutants asked for: an empty result, which joins the others.
         spew("$out/results.json", JSON::PP->new->canonical->pretty->encode({ %doc, seconds => 0, build_seconds => 0,
@@ -808,7 +809,7 @@ sub cmd_run {
             . "; $out/results.json\n";
         return 0;
     }
-    my $variant = 'full' . gen_get($g, 'suffix');
+    my $variant = $o->{variant} . gen_get($g, 'suffix');
     my $mbuild = "$BUILD/mutate";
     my $vdir = "$mbuild/kernel/$variant";
     my $log = "$out/log.txt";
@@ -1016,28 +1017,30 @@ sub reason_for {
     return;
 }
 
-# fragments(GEN): the config fragments of the kernel that judges the generation's mutants, its full variant, in the
-# order uml-kernel/build.sh merges them (the shared ones, debug.config unless DEBUG=0, the generation's, the
-# variant's).
+# fragments(GEN, BASE): the config fragments of the kernel that judges the generation's mutants, its variant BASE
+# (full unless --variant says), in the order uml-kernel/build.sh merges them (the shared ones, debug.config unless
+# DEBUG=0, the generation's, the variant's).
 sub fragments {
-    my ($g) = @_;
+    my ($g, $base) = @_;
     my $cdir = "$top/uml-kernel/config";
     my @f = ('umlbed.config');
     push @f, 'debug.config' if ($ENV{DEBUG} // 1) eq '1';
     my $gc = gen_get($g, 'config');
     push @f, $gc if $gc ne 'none';
-    my $variant = 'full' . gen_get($g, 'suffix');
-    for (split /\n/, slurp("$top/uml-kernel/variants/$variant")) { push @f, $1 if /^config\s+(\S+)\s*$/ }
+    my $variant = $base . gen_get($g, 'suffix');
+    my $vfile = "$top/uml-kernel/variants/$variant";
+    -f $vfile or fail("no variant $variant (uml-kernel/variants/)");
+    for (split /\n/, slurp($vfile)) { push @f, $1 if /^config\s+(\S+)\s*$/ }
     return map { "$cdir/$_" } @f;
 }
 
-# pinned(GEN, OPTION): the value ("n" when not set) the fragments of the kernel that judges GEN's mutants give
-# OPTION, and the fragment that gives it (the last one that names it, as merge_config.sh takes it); () when none
-# does.
+# pinned(GEN, BASE, OPTION): the value ("n" when not set) the fragments of the kernel that judges GEN's mutants (its
+# variant BASE) give OPTION, and the fragment that gives it (the last one that names it, as merge_config.sh takes
+# it); () when none does.
 sub pinned {
-    my ($g, $opt) = @_;
+    my ($g, $base, $opt) = @_;
     my ($value, $from);
-    for my $frag (fragments($g)) {
+    for my $frag (fragments($g, $base)) {
         for (split /\n/, slurp($frag)) {
             if (/^\Q$opt\E=(.*)$/) { ($value, $from) = ($1, $frag) }
             elsif (/^# \Q$opt\E is not set\s*$/) { ($value, $from) = ('n', $frag) }
@@ -1046,14 +1049,16 @@ sub pinned {
     return defined $value ? ($value, $from =~ s{.*/}{}r) : ();
 }
 
-# unpinned(GEN, REASON): why REASON, a survivor's of an option, explains nothing for GEN's kernel; '' when it does.
+# unpinned(GEN, BASE, REASON): why REASON, a survivor's of an option, explains nothing for GEN's kernel of the variant
+# BASE; '' when it does.
 sub unpinned {
-    my ($g, $r) = @_;
+    my ($g, $base, $r) = @_;
     return '' unless $r->{option};
-    my ($value, $from) = pinned($g, $r->{option});
+    my ($value, $from) = pinned($g, $base, $r->{option});
     my $want = $r->{set} ? $r->{option} : "$r->{option}=n";
-    my $variant = 'full' . gen_get($g, 'suffix');
-    return "its option $want is pinned by no fragment of $variant (" . join(' ', map { s{.*/}{}r } fragments($g)) . ')'
+    my $variant = $base . gen_get($g, 'suffix');
+    return "its option $want is pinned by no fragment of $variant ("
+        . join(' ', map { s{.*/}{}r } fragments($g, $base)) . ')'
         unless defined $value;
     return '' if ($value ne 'n') == !!$r->{set};
     return "its option $want is pinned the other way for $variant, $r->{option}=$value by $from";
@@ -1082,7 +1087,7 @@ sub cmd_reasons {
                 next;
             }
             for my $g (@$gens) {
-                my $why = unpinned($g, $r) or next;
+                my $why = unpinned($g, $o->{variant}, $r) or next;
                 print "mutate: $o->{equivalent}:$r->{where}: $id, a survivor of generation $g: $why\n";
                 $bad = 1;
             }
@@ -1099,7 +1104,7 @@ sub html_escape { my $s = shift; $s =~ s/&/&amp;/g; $s =~ s/</&lt;/g; $s =~ s/>/
 sub cmd_report {
     my ($o, @inputs) = @_;
     @inputs or usage();
-    my (%by_id, $total, $all, %gens, %diffs);
+    my (%by_id, $total, $all, %gens, %diffs, %bases);
     my ($secs, $bsecs, $rsecs) = (0, 0, 0);
     for my $in (@inputs) {
         my $d = eval { decode_json(slurp($in)) } or fail("$in: not a results file: $@");
@@ -1107,6 +1112,7 @@ sub cmd_report {
         fail("$in: the partial results of a stopped run (run it again with --resume)") if $d->{partial};
         $gens{$d->{generation} // '?'} = 1;
         $diffs{$d->{diff} // ''} = 1;
+        $bases{$d->{variant} // 'full'} = 1;
         $total //= $d->{mutants_total};
         ($d->{mutants_total} // -1) == $total or fail("$in: of another mutant set ($d->{mutants_total} mutants, not $total)");
         $secs += $d->{seconds}; $bsecs += $d->{build_seconds}; $rsecs += $d->{run_seconds};
@@ -1119,13 +1125,15 @@ sub cmd_report {
     }
     keys %gens == 1 or fail('results of several generations: ' . join(' ', sort keys %gens));
     keys %diffs == 1 or fail('results of the mutants of several changes (--diff): ' . join(' ', map { $_ || 'none' } sort keys %diffs));
+    keys %bases == 1 or fail('results judged by several variants: ' . join(' ', sort keys %bases));
+    my ($base) = keys %bases;
     my $eq = read_reasons($o->{equivalent});
     my $g = (keys %gens)[0];
     my %c;
     my (@unexplained, @stale);
     for my $r (values %by_id) {
         my $why = reason_for($eq, $r->{id}, $r->{mutated} // '');
-        my $unpinned = $why ? unpinned($g, $why) : '';
+        my $unpinned = $why ? unpinned($g, $base, $why) : '';
         if ($eq->{$r->{id}} && !$why && $r->{verdict} ne 'killed') {
             # The id has a reason, but for another line (the series moved, or another generation's line has the id):
             # it does not explain this mutant.
@@ -1251,9 +1259,10 @@ sub help {
 @ARGV or usage();
 help() if $ARGV[0] =~ /^(?:-h|--help|help)$/;
 my $cmd = $ARGV[0] =~ /^-/ ? 'run' : shift @ARGV;
-my %o = (only => [], scenario => [], threshold => "$top/tests/mutate/threshold", equivalent => "$top/tests/mutate/equivalent");
+my %o = (only => [], scenario => [], threshold => "$top/tests/mutate/threshold", equivalent => "$top/tests/mutate/equivalent",
+         variant => 'full');
 GetOptionsFromArray(\@ARGV, \%o, 'gen=s', 'all', 'shard=s', 'only=s@', 'scenario=s@', 'out=s', 'timeout=i', 'threshold=s', 'equivalent=s',
-    'resume', 'diff=s', 'help|h' => \&help)
+    'resume', 'diff=s', 'variant=s', 'help|h' => \&help)
     or usage();
 $o{gen} //= do { my $d = `"$gen_sh" default`; chomp $d; $d };
 # print_mutants(LIST): one mutant a line, ID<TAB>ORIGINAL<TAB>MUTATED, the lines without their indentation.

@@ -238,6 +238,14 @@ for opt in CONFIG_64BIT=n:'the other way' CONFIG_MUTATE_T_NOWHERE:'by no fragmen
 	check "... naming it" grep -q "no reason in .*: c:3:rel:1 (the reason at .*: its option ${opt%%:*} is pinned ${opt#*:}" \
 		"$T/out"
 done
+# The option is looked up for the variant that judged the results (run --variant).
+printf '# test\nc:3:rel:1\ta <= b\tsurvivor CONFIG_KASAN\tonly with KASAN\n' >"$T/equivalent"
+sed '1s/^{/{"variant":"kasan",/' "$T/r1.json" >"$T/r1-kasan.json"
+report "$T/r1-kasan.json"
+check "a survivor of CONFIG_KASAN is accepted in results the kasan variant judged" \
+	jqt '.counts.accepted == 1' "$T/report/report.json"
+report "$T/r1.json"
+check "... and not in those full judged" [ $? = 1 ]
 printf '# test\nc:3:rel:1\ta <= b\tthe test says so\n' >"$T/equivalent"
 report "$T/r1.json"
 check "a reason without its kind is exit 2" [ $? = 2 ]
@@ -260,11 +268,13 @@ diag "$T/reasons.out"
 # option (CONFIG_64BIT, the probe), each for a mutant that exists and has no reason (the field mutants of a line).
 field1=$(awk -F'\t' '$1 ~ /:field:1$/ && $2 == "vba = vp->vm_pgoff;" { print $1 "\t" $3; exit }' "$T/all-default")
 field2=$(awk -F'\t' '$1 ~ /:field:2$/ && $2 == "vba = vp->vm_pgoff;" { print $1 "\t" $3; exit }' "$T/all-default")
+tern=$(awk -F'\t' '$1 ~ /:tern:1$/ && $2 == "zba = (hba <= vba) ? vba : hba;" { print $1 "\t" $3; exit }' "$T/all-default")
 {
 	cat "$top/tests/mutate/equivalent"
 	printf 'mm/memory.c:1:rel:1\tno such line\tequivalent\tplanted\n'
 	printf '%s\tsurvivor CONFIG_MUTATE_T_NOWHERE\tplanted\n' "$field1"
 	printf '%s\tsurvivor CONFIG_64BIT\tplanted\n' "$field2"
+	printf '%s\tsurvivor CONFIG_KASAN\tplanted\n' "$tern"
 } >"$T/eq-planted"
 "$mutate" reasons --equivalent "$T/eq-planted" >"$T/reasons.out" 2>&1
 check "a planted reason for a mutant that does not exist fails it (exit 1)" [ $? = 1 ]
@@ -274,6 +284,10 @@ check "... and a survivor of an option no fragment pins, naming the option and t
 	grep -q "eq-planted:[0-9]*: ${field1%%	*}, a survivor of generation .*: its option CONFIG_MUTATE_T_NOWHERE is pinned by no fragment of full" \
 	"$T/reasons.out"
 check "... not one of CONFIG_64BIT, which umlbed.config pins" not grep -q "${field2%%	*}," "$T/reasons.out"
+check "... and one of CONFIG_KASAN, which full does not pin" grep -q "${tern%%	*}, a survivor of .*CONFIG_KASAN" "$T/reasons.out"
+printf '%s\tsurvivor CONFIG_KASAN\tplanted\n' "$tern" >"$T/eq-kasan"
+"$mutate" reasons --equivalent "$T/eq-kasan" --variant kasan >"$T/reasons.out" 2>&1
+check "... which the kasan variant does (reasons --variant kasan)" [ $? = 0 ]
 # A reason whose mutant is killed now is stale: the gate names it.
 printf '# test\nc:3:rel:1\ta <= b\tequivalent\tthe test says so\n' >"$T/equivalent"
 results "$T/r5.json" a:1:rel:1 killed b:2:rel:1 killed c:3:rel:1 killed
