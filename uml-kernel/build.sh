@@ -32,6 +32,13 @@ JOBS=${JOBS:-$(nproc)}
 
 # build.sh --tree GEN: only make sure the pristine tree of GEN is there, and print its path.
 vconfigs=()
+case ${1:-} in
+-h | --help)
+	# The usage is this file's opening comment.
+	sed -n '2,/^set -euo pipefail$/{/^set /d;s/^# \{0,1\}//;p}' "$0"
+	exit 0
+	;;
+esac
 if [ "${1:-}" = --tree ]; then
 	gen=${2:?usage: build.sh --tree GENERATION}
 	variant=

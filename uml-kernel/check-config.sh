@@ -16,6 +16,18 @@ for frag in "$@"; do
 		from[$name]=${frag##*/}
 	done < "$frag"
 done
+# depends CONFIG_NAME: the option's "depends on" lines in the tree's Kconfig files, which say why olddefconfig
+# dropped it. An O= build folder holds a link to its source tree (source); without one there is nothing to say.
+depends() {
+	local src
+	src=$(dirname "$config")/source
+	[ -d "$src" ] || return 0
+	grep -rn --include='Kconfig*' -A 30 "^\(menu\)\?config ${1#CONFIG_}\$" "$src/" 2>/dev/null |
+		awk -v src="$src/" '
+			NR == 1 { sub(src, ""); where = $0; sub(/[-:][0-9]+[-:].*/, "", where) }
+			NR > 1 && /[-:][0-9]+-(config|menuconfig|choice|endmenu|menu|if|endif|source)[[:space:]]/ { exit }
+			/[-:][0-9]+-[[:space:]]+depends on/ { sub(/^.*[-:][0-9]+-[[:space:]]+/, ""); print "check-config:   " where ": " $0 }' >&2
+}
 status=0
 for name in "${!want[@]}"; do
 	# An option that is not set may also be absent: its dependencies are off (MODULE_UNLOAD without MODULES).
@@ -25,6 +37,7 @@ for name in "${!want[@]}"; do
 	if ! grep -qxF -- "${want[$name]}" "$config"; then
 		got=$(grep -E "^(# )?${name}[= ]" "$config" || echo "$name undefined (missing dependency?)")
 		echo "check-config: ${from[$name]}: wanted '${want[$name]}', .config has '$got'" >&2
+		depends "$name"
 		status=1
 	fi
 done

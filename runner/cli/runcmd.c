@@ -236,7 +236,13 @@ static int plan_runs(umb_cli_args *a) {
 /* The kernel, agent and coverage folder exist and are what they should be; the run configuration takes them. */
 static int check_engine(umb_cli_args *a) {
   if (access(a->kernel, X_OK)) {
-    fprintf(stderr, "umlbed: kernel %s: %s (use --kernel, --variant or $UMLBED_KERNEL)\n", a->kernel, strerror(errno));
+    int err = errno;
+    /* A variant of the build folder that is not built yet: say how to build it. */
+    if (a->variant && err == ENOENT)
+      fprintf(stderr, "umlbed: kernel %s: %s (build it: make kernel VARIANT=%s)\n", a->kernel, strerror(err),
+              a->variant);
+    else
+      fprintf(stderr, "umlbed: kernel %s: %s (use --kernel, --variant or $UMLBED_KERNEL)\n", a->kernel, strerror(err));
     return -1;
   }
   if (kernel_release(a->kernel, a->release, sizeof a->release)) {

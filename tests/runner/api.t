@@ -111,4 +111,12 @@ counts_agree() {
 check "docs: no stale scenario count in docs/scenarios.md or scenarios/README.md ($nscen files)" \
   counts_agree "$SRC/docs/scenarios.md" "$SRC/scenarios/README.md"
 
+# Every command of the usage text has its synopsis in the man page: a command added to the table without its page
+# would otherwise go unnoticed (umlbed boot did).
+"$UMLBED" --help >"$T/usage" 2>&1
+sed -n 's/^\(usage:\)\{0,1\} *umlbed \([a-z][a-z]*\).*/\2/p' "$T/usage" | sort -u >"$T/commands"
+check "docs: the usage text lists commands ($(paste -sd' ' "$T/commands"))" grep -qx run "$T/commands"
+missing=$(while read -r c; do grep -qx "\.B umlbed $c" "$SRC/docs/umlbed.1" || echo "$c"; done <"$T/commands")
+check "docs: umlbed.1's SYNOPSIS has every command of the usage text${missing:+ (not: $missing)}" [ -z "$missing" ]
+
 echo "1..$n"
