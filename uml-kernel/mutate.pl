@@ -159,7 +159,6 @@ sub git_show {
 # then new).
 sub series_at {
     my ($g, $pristine, $rev) = @_;
-    defined git_show($rev, '') or fail("--diff $rev: not a revision of $top");
     my $dir = gen_get($g, 'series');
     my $pdir = tempdir('umlbed-mutate-rev.XXXXXX', TMPDIR => 1, CLEANUP => 1);
     my $list = git_show($rev, "$dir/series");
@@ -1265,6 +1264,7 @@ GetOptionsFromArray(\@ARGV, \%o, 'gen=s', 'all', 'shard=s', 'only=s@', 'scenario
     'resume', 'diff=s', 'variant=s', 'help|h' => \&help)
     or usage();
 $o{gen} //= do { my $d = `"$gen_sh" default`; chomp $d; $d };
+defined git_show($o{diff}, '') or fail("--diff $o{diff}: not a revision of $top") if defined $o{diff};
 # print_mutants(LIST): one mutant a line, ID<TAB>ORIGINAL<TAB>MUTATED, the lines without their indentation.
 sub print_mutants {
     for (@_) {

@@ -159,8 +159,6 @@ else
 	check "--diff REV: the mutants of the line REV's series had otherwise (the probe: some)" [ -s "$T/diff" ]
 	check "... and those only: the line's mutants as list has them" \
 		cmp -s "$T/diff" <(awk -F'\t' '$2 == "if (!capable(CAP_SYS_ADMIN)) {"' "$T/list-default")
-	"$mutate" list --gen "$g" --diff "$same" >"$T/diff-same"
-	check "--diff of a revision with the same series: no mutant" [ ! -s "$T/diff-same" ]
 	"$mutate" list --gen "$g" --diff "$nothing" >"$T/diff-nothing"
 	check "--diff of a revision without the series: every mutant" cmp -s "$T/diff-nothing" "$T/list-default"
 	"$mutate" list --diff no-such-revision >/dev/null 2>"$T/err"
@@ -208,44 +206,41 @@ check "... and the mutant counts as equivalent, which is not a kill: 2 of 3 buil
 check "... and 2 of the 2 that are not equivalent: the gate's score" \
 	jqt '.score_non_equivalent == "100.0" and .non_equivalent == 2 and .threshold == 60 and .target == 98' \
 	"$T/report/report.json"
-printf '# test\nc:3:rel:1\ta <= b\tsurvivor\tthe test accepts it\n' >"$T/equivalent"
-report "$T/r1.json"
-check "with a survivor's reason listed, the gate passes at 60 %" [ $? = 0 ]
-check "... and the mutant is an accepted survivor, in the denominator: 2 of 3" \
-	jqt '.counts.accepted == 1 and .counts.equivalent == null and .score_non_equivalent == "66.7"' "$T/report/report.json"
-check "... shown at its line in the HTML report" grep -q 'accepted c:3:rel:1' "$T/report/index.html"
 printf '# test\nscore-non-equivalent 70\n' >"$T/threshold"
 report "$T/r1.json"
-check "the same survivor under a threshold of 70 % fails the gate" [ $? = 1 ]
-check "... and says so" grep -q 'not equivalent 66.67% below the threshold 70%' "$T/out"
-printf '# test\nc:3:rel:1\ta <= b\tequivalent\tthe test says so\n' >"$T/equivalent"
+check "... and under a threshold of 70 % too" [ $? = 0 ]
+printf '# test\nc:3:rel:1\ta <= b\tsurvivor\tthe test accepts it\n' >"$T/equivalent"
 report "$T/r1.json"
-check "... which an equivalent reason passes" [ $? = 0 ]
+check "a survivor's reason instead fails the gate at 70 %" [ $? = 1 ]
+check "... and says so" grep -q 'not equivalent 66.67% below the threshold 70%' "$T/out"
+check "... since the mutant is an accepted survivor, in the denominator: 2 of 3" \
+	jqt '.counts.accepted == 1 and .counts.equivalent == null and .score_non_equivalent == "66.7"' "$T/report/report.json"
+check "... shown at its line in the HTML report" grep -q 'accepted c:3:rel:1' "$T/report/index.html"
 printf '# test\nscore 60\n' >"$T/threshold"
 report "$T/r1.json"
 check "a threshold file without score-non-equivalent is exit 2" [ $? = 2 ]
 printf '# test\nscore-non-equivalent 60\n' >"$T/threshold"
-# A survivor of an option: accepted only where the judging kernel's fragments pin the option so.
+# A survivor of an option: accepted only where the kernel that judged the results (full, or run --variant's) has
+# the option pinned so by its fragments.
 grep -qx 'CONFIG_64BIT=y' "$top/uml-kernel/config/umlbed.config"
 check "umlbed.config pins CONFIG_64BIT=y (the probe's option)" [ $? = 0 ]
-printf '# test\nc:3:rel:1\ta <= b\tsurvivor CONFIG_64BIT\tonly on 64-bit\n' >"$T/equivalent"
-report "$T/r1.json"
-check "a survivor of a pinned option is accepted" jqt '.counts.accepted == 1' "$T/report/report.json"
-for opt in CONFIG_64BIT=n:'the other way' CONFIG_MUTATE_T_NOWHERE:'by no fragment'; do
-	printf '# test\nc:3:rel:1\ta <= b\tsurvivor %s\tthe test says so\n' "${opt%%:*}" >"$T/equivalent"
-	report "$T/r1.json"
-	check "a survivor of ${opt%%:*}, which no fragment pins so, fails the gate" [ $? = 1 ]
-	check "... naming it" grep -q "no reason in .*: c:3:rel:1 (the reason at .*: its option ${opt%%:*} is pinned ${opt#*:}" \
-		"$T/out"
-done
-# The option is looked up for the variant that judged the results (run --variant).
-printf '# test\nc:3:rel:1\ta <= b\tsurvivor CONFIG_KASAN\tonly with KASAN\n' >"$T/equivalent"
-sed '1s/^{/{"variant":"kasan",/' "$T/r1.json" >"$T/r1-kasan.json"
-report "$T/r1-kasan.json"
-check "a survivor of CONFIG_KASAN is accepted in results the kasan variant judged" \
-	jqt '.counts.accepted == 1' "$T/report/report.json"
-report "$T/r1.json"
-check "... and not in those full judged" [ $? = 1 ]
+results "$T/r7.json" a:1:rel:1 killed b:2:rel:1 survived c:3:rel:1 survived d:4:rel:1 survived
+printf '# test\nb:2:rel:1\ta <= b\tsurvivor CONFIG_64BIT\tonly on 64-bit\n' >"$T/equivalent"
+printf 'c:3:rel:1\ta <= b\tsurvivor CONFIG_64BIT=n\tonly on 32-bit\n' >>"$T/equivalent"
+printf 'd:4:rel:1\ta <= b\tsurvivor CONFIG_KASAN\tonly with KASAN\n' >>"$T/equivalent"
+printf 'score-non-equivalent 0\n' >"$T/threshold"
+report "$T/r7.json"
+check "a survivor of a pinned option is accepted" \
+	jqt '[.results[] | select(.verdict == "accepted") | .id] == ["b:2:rel:1"]' "$T/report/report.json"
+check "... one of an option pinned the other way fails the gate" \
+	grep -q "no reason in .*: c:3:rel:1 (the reason at .*: its option CONFIG_64BIT=n is pinned the other way" "$T/out"
+check "... and one of an option full does not pin (CONFIG_KASAN)" \
+	grep -q "no reason in .*: d:4:rel:1 (the reason at .*: its option CONFIG_KASAN is pinned by no fragment of full" "$T/out"
+sed '1s/^{/{"variant":"kasan",/' "$T/r7.json" >"$T/r7-kasan.json"
+report "$T/r7-kasan.json"
+check "... which is accepted in results the kasan variant judged" \
+	jqt '[.results[] | select(.verdict == "accepted") | .id] == ["b:2:rel:1", "d:4:rel:1"]' "$T/report/report.json"
+printf 'score-non-equivalent 60\n' >"$T/threshold"
 printf '# test\nc:3:rel:1\ta <= b\tthe test says so\n' >"$T/equivalent"
 report "$T/r1.json"
 check "a reason without its kind is exit 2" [ $? = 2 ]
@@ -264,8 +259,9 @@ check "... and says so" grep -q 'below the threshold' "$T/out"
 "$mutate" reasons >"$T/reasons.out" 2>&1
 check "every reason in tests/mutate/equivalent names a mutant that exists, with its line, and its option pinned" [ $? = 0 ]
 diag "$T/reasons.out"
-# Planted: a reason for a mutant that does not exist; a survivor of an option no fragment pins, and one of a pinned
-# option (CONFIG_64BIT, the probe), each for a mutant that exists and has no reason (the field mutants of a line).
+# Planted, judged for the kasan variant: a reason for a mutant that does not exist; a survivor of an option no
+# fragment pins (the probe), and two of pinned options (CONFIG_64BIT, and CONFIG_KASAN, which only kasan pins), each
+# for a mutant that exists and has no reason.
 field1=$(awk -F'\t' '$1 ~ /:field:1$/ && $2 == "vba = vp->vm_pgoff;" { print $1 "\t" $3; exit }' "$T/all-default")
 field2=$(awk -F'\t' '$1 ~ /:field:2$/ && $2 == "vba = vp->vm_pgoff;" { print $1 "\t" $3; exit }' "$T/all-default")
 tern=$(awk -F'\t' '$1 ~ /:tern:1$/ && $2 == "zba = (hba <= vba) ? vba : hba;" { print $1 "\t" $3; exit }' "$T/all-default")
@@ -276,18 +272,15 @@ tern=$(awk -F'\t' '$1 ~ /:tern:1$/ && $2 == "zba = (hba <= vba) ? vba : hba;" { 
 	printf '%s\tsurvivor CONFIG_64BIT\tplanted\n' "$field2"
 	printf '%s\tsurvivor CONFIG_KASAN\tplanted\n' "$tern"
 } >"$T/eq-planted"
-"$mutate" reasons --equivalent "$T/eq-planted" >"$T/reasons.out" 2>&1
+"$mutate" reasons --equivalent "$T/eq-planted" --variant kasan >"$T/reasons.out" 2>&1
 check "a planted reason for a mutant that does not exist fails it (exit 1)" [ $? = 1 ]
 check "... naming its file and line" grep -q "eq-planted:[0-9]*: mm/memory.c:1:rel:1 'no such line' is no mutant" \
 	"$T/reasons.out"
 check "... and a survivor of an option no fragment pins, naming the option and the variant (${field1%%	*})" \
-	grep -q "eq-planted:[0-9]*: ${field1%%	*}, a survivor of generation .*: its option CONFIG_MUTATE_T_NOWHERE is pinned by no fragment of full" \
+	grep -q "eq-planted:[0-9]*: ${field1%%	*}, a survivor of generation .*: its option CONFIG_MUTATE_T_NOWHERE is pinned by no fragment of kasan" \
 	"$T/reasons.out"
 check "... not one of CONFIG_64BIT, which umlbed.config pins" not grep -q "${field2%%	*}," "$T/reasons.out"
-check "... and one of CONFIG_KASAN, which full does not pin" grep -q "${tern%%	*}, a survivor of .*CONFIG_KASAN" "$T/reasons.out"
-printf '%s\tsurvivor CONFIG_KASAN\tplanted\n' "$tern" >"$T/eq-kasan"
-"$mutate" reasons --equivalent "$T/eq-kasan" --variant kasan >"$T/reasons.out" 2>&1
-check "... which the kasan variant does (reasons --variant kasan)" [ $? = 0 ]
+check "... nor one of CONFIG_KASAN, which the variant of --variant kasan pins" not grep -q "${tern%%	*}," "$T/reasons.out"
 # A reason whose mutant is killed now is stale: the gate names it.
 printf '# test\nc:3:rel:1\ta <= b\tequivalent\tthe test says so\n' >"$T/equivalent"
 results "$T/r5.json" a:1:rel:1 killed b:2:rel:1 killed c:3:rel:1 killed
