@@ -29,7 +29,8 @@ static const umb_command commands[] = {
     {"bench", umb_bench_main, "bench [--out DIR] [options] [FILE|DIR]...   (umlbed bench --help)"},
     {"merge", umb_merge_main, "merge [--json FILE] [--junit FILE] SHARD.json..."},
     {"boot", umb_boot_main, "boot --root DIR --dir DIR [--kernel PATH] ...   (umlbed boot --help)"},
-    {"mutate", umb_mutate_main, "mutate list|run|report [--gen GEN] [--all] [--shard K/N] ...   (docs/mutate.md)"},
+    {"mutate", umb_mutate_main,
+     "mutate list|run|report [--gen GEN] [--all] [--diff REV] [--shard K/N] ...   (docs/mutate.md)"},
     {"kbuild", umb_kbuild_main,
      "kbuild [--variant NAME] [--generation GEN] [KEY]   (how to build a module against a kernel)"},
     /* The runner's own: a spawn through the wall (wall.h) and a run process (runchild.h). */
