@@ -52,7 +52,7 @@ return {
     local names = {}
     for name in listing:gmatch("(%S+) %d+ %d+ %d+ %S+\n") do names[#names + 1] = name end
     t:eq({ "imr_locked", "imr_before_zap", "imr_after_zap", "unmap_before_zap", "exit_in_unmap", "exit_before_unlink",
-           "munmap_unlink", "fault_before_pte", "drop_before" }, names, "the points, in order")
+           "munmap_unlink", "fault_before_pte", "drop_before", "zap_before_flush" }, names, "the points, in order")
     for name, pt in pairs(all) do
       t:eq({ hits = 0, armed = 0, pid = 0, state = "idle" }, pt, name .. " at boot")
     end
@@ -145,6 +145,14 @@ return {
     t:eq("----/----", states(), "drop_before: zapped before the drop")
     release("drop_before", task)
     t:eq(("n"):rep(ps), m:peek(0, ps), "drop_before: the refault reads the new data after the drop")
+
+    -- zap_before_flush 1: the first VMA's PTEs are cleared and its flush is pending; the second is not zapped yet.
+    touch_all()
+    task = park("zap_before_flush", 1, W, function() return W:invalidate { file = f, impl = "seed" } end, "at hit 1")
+    s = states()
+    t:expect(s == "----/FFFF" or s == "FFFF/----", "zap_before_flush 1: exactly one VMA's PTEs cleared, seen " .. s)
+    release("zap_before_flush", task)
+    t:eq("----/----", states(), "zap_before_flush: all zapped after release")
 
     -- fault_before_pte: the page is found, the PTE not set; an invalidation meanwhile zaps nothing.
     local Z = assert(vm:spawn())
