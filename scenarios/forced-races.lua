@@ -1,4 +1,4 @@
--- forced-races.lua: an invalidation against a munmap, a refault and a fault in flight, and a truncation and a hole punch against a fault in flight, each interleaving forced with the schedule points.
+-- forced-races.lua: an invalidation against a munmap, a refault, a fault in flight and another invalidation's pending flush, and a truncation and a hole punch against a fault in flight, each interleaving forced with the schedule points.
 --
 -- Process A maps a file and forks B: two VMAs of the file, both faulted in. The invalidator W runs the seed's walk.
 --   munmap          W parks between its two zaps (imr_before_zap, hit 2): one VMA zapped, one not. The sharer of
@@ -30,6 +30,12 @@
 --                   Hole punching once removed such a page still mapped
 --                   ("holepunch: fix disconnected pages after second truncate", Linux 2.6.21): Z kept writing to a
 --                   page that was no longer the file's.
+--   nested-flush    W parks in its zap of one sharer's VMA once the PTEs are cleared, before its TLB flush
+--                   (zap_before_flush; on UML the flush removes the process's host mappings). The other node writes;
+--                   a second invalidator V drops the cache: its zap of that VMA finds the PTEs already cleared. Once
+--                   V returns, both sharers must read the new data. A gather that flushes only what it cleared itself
+--                   ("mm: fix MADV_[FREE|DONTNEED] TLB flush miss problem", Linux 4.13) returns while the sharer
+--                   still reads the old page through the entries W has yet to flush.
 -- The expectations are the seed's specification of the call (every PTE of the range present at the call is gone)
 -- and of cache=drop (the range's pages leave the page cache; a read brings the file's data), whatever the order.
 local points = require "umlbed.points"
@@ -38,7 +44,8 @@ local NP = 4
 
 return {
   name = "forced races: an invalidation against a munmap, a refault and a fault in flight",
-  matrix = { case = { "munmap", "refault", "refault-drop", "drop-fault", "truncate-cow", "punch-fault" } },
+  matrix = { case = { "munmap", "refault", "refault-drop", "drop-fault", "truncate-cow", "punch-fault",
+                      "nested-flush" } },
   timeout = 60,
   run = function(t, p)
     local cache = (p.case == "refault-drop" or p.case == "drop-fault") and "drop" or "keep"
@@ -154,6 +161,29 @@ return {
       t:eq(none, assert(ma:pages()), "A's PTEs are gone")
       t:eq(new, mz:peek(0, size), "the faulting sharer reads the new data")
       t:eq(new, ma:peek(0, size), "A reads the new data")
+      return
+    end
+
+    if p.case == "nested-flush" then
+      local h <close> = assert(points.arm(vm, "zap_before_flush", { hit = 1, proc = W }))
+      local inv = t:go(function() return W:invalidate { file = f, impl = "seed" } end)
+      assert(h:wait())
+      -- The probe of the interleaving: W's first zap has cleared its VMA's PTEs, and its flush is still to come.
+      local sa, sb = assert(ma:pages()), assert(mb:pages())
+      t:require((sa == none) ~= (sb == none), "W's parked zap cleared one VMA's PTEs of two (A %s, B %s)", sa, sb)
+      local zapped, other = ma, mb
+      if sb == none then zapped, other = mb, ma end
+      assert(f:write(0, new))   -- the other node's data, behind the guest's cache
+      local V = assert(vm:spawn())
+      local dropped = V:invalidate { file = f, impl = "seed", cache = "drop" }
+      t:assert_true(dropped, "V's drop returns true while W is parked")
+      t:eq("parked", assert(h:status()).state, "W is still parked before its flush when V returns")
+      -- V's call returned: no mapping of the range may reach the old pages any more.
+      t:eq(new, zapped:peek(0, size),
+        "the sharer whose PTEs W cleared reads the new data, not the old page through W's unflushed entries")
+      t:eq(new, other:peek(0, size), "the other sharer reads the new data")
+      assert(h:release())
+      t:assert_true(inv:wait(), "W's invalidation returns true")
       return
     end
 
