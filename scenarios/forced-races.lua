@@ -30,6 +30,14 @@
 --                   Hole punching once removed such a page still mapped
 --                   ("holepunch: fix disconnected pages after second truncate", Linux 2.6.21): Z kept writing to a
 --                   page that was no longer the file's.
+--   munmap-split    a process P maps a file of its own; W's walk to invalidate file pages 1..2 parks before P's VMA
+--                   (imr_before_zap), having read the VMA's file offset. P unmaps the first page of its mapping, then
+--                   in a second round the last: each split moves the start of one of the two parts, and which part
+--                   keeps the VMA the walk holds is the kernel's choice. The munmap waits for the walk (i_mmap_rwsem);
+--                   once W is released, file pages 1..2 are gone from the part P kept and its other pages are not.
+--                   A split that updated the VMA without the mapping's lock ("fix split_vma vs.
+--                   invalidate_mmap_range_list race", Linux 2.6.0-test9) let the walk zap at the VMA's new start with
+--                   its old offset, or miss the part that was split off: pages of the range stayed mapped.
 --   nested-flush    W parks in its zap of one sharer's VMA once the PTEs are cleared, before its TLB flush
 --                   (zap_before_flush; on UML the flush removes the process's host mappings). The other node writes;
 --                   a second invalidator V drops the cache: its zap of that VMA finds the PTEs already cleared. Once
@@ -45,7 +53,7 @@ local NP = 4
 return {
   name = "forced races: an invalidation against a munmap, a refault and a fault in flight",
   matrix = { case = { "munmap", "refault", "refault-drop", "drop-fault", "truncate-cow", "punch-fault",
-                      "nested-flush" } },
+                      "munmap-split", "nested-flush" } },
   timeout = 60,
   run = function(t, p)
     local cache = (p.case == "refault-drop" or p.case == "drop-fault") and "drop" or "keep"
@@ -161,6 +169,39 @@ return {
       t:eq(none, assert(ma:pages()), "A's PTEs are gone")
       t:eq(new, mz:peek(0, size), "the faulting sharer reads the new data")
       t:eq(new, ma:peek(0, size), "A reads the new data")
+      return
+    end
+
+    if p.case == "munmap-split" then
+      local ps = vm.pagesize
+      -- A file of its own, so that P's VMA is the only one the walk visits.
+      local g = assert(vm:file("split", size))
+      assert(g:write(0, old))
+      local P = assert(vm:spawn())
+      -- cut: the page P unmaps; kept: the first page of the part that stays mapped.
+      for _, round in ipairs({ { cut = 0, kept = 1 }, { cut = NP - 1, kept = 0 } }) do
+        local m = assert(P:mmap(g, { mode = "shared", prot = "r" }))
+        assert(m:touch("r"))
+        local h <close> = assert(points.arm(vm, "imr_before_zap", { hit = 1, proc = W }))
+        local inv = t:go(function() return W:invalidate { file = g, offset = ps, length = 2 * ps, impl = "seed" } end)
+        assert(h:wait())
+        t:eq(all, assert(m:pages()), "W is parked before its zap of P's VMA: nothing zapped yet")
+        local addr = m.addr + round.cut * ps
+        local un = t:go(function() return vm:request(P.pid, "munmap", ("%d"):format(addr), ("%d"):format(ps)) end)
+        -- A settle before P's munmap has begun proves nothing: P sleeps on i_mmap_rwsem (D) once it has.
+        repeat assert(points.settle(ctl)) until un.done or points.pstate(vm, P) == "D"
+        t:expect(not un.done, "the munmap of page %d waits for the walk (i_mmap_rwsem) while W is parked", round.cut)
+        assert(h:release())
+        t:assert_true(inv:wait(), "W's invalidation of file pages 1..2 returns true")
+        t:assert_true(un:wait(), "the munmap of page " .. round.cut)
+        -- The seed's specification: exactly the pages of the range lose their PTEs.
+        local want = {}
+        for i = round.kept, round.kept + NP - 2 do want[#want + 1] = (i == 1 or i == 2) and "-" or "F" end
+        t:eq(table.concat(want), assert(m:pages(round.kept, NP - 1)),
+          ("file pages 1..2 are gone from the part P kept after unmapping page %d, its other pages stay"):format(
+            round.cut))
+        assert(vm:request(P.pid, "munmap", ("%d"):format(m.addr + round.kept * ps), ("%d"):format((NP - 1) * ps)))
+      end
       return
     end
 
