@@ -26,7 +26,7 @@ for f in "${faults[@]}"; do
 	check "$f: fix is a commit id and its subject ($(field "$f" fix))" \
 		grep -qE '^[0-9a-f]{12,40} [^ ].{8,}$' <<<"$(field "$f" fix)"
 	check "$f: release is a version and a date ($(field "$f" release))" \
-		grep -qE '^v[0-9]+\.[0-9]+(\.[0-9]+)?(-rc[0-9]+)? [0-9]{4}-[0-9]{2}-[0-9]{2}$' <<<"$(field "$f" release)"
+		grep -qE '^v[0-9]+\.[0-9]+(\.[0-9]+)?(-rc[0-9]+|-test[0-9]+)? [0-9]{4}-[0-9]{2}-[0-9]{2}$' <<<"$(field "$f" release)"
 	read -r kind point <<<"$(field "$f" kind)"
 	if [ "$kind" = race ]; then
 		check "$f: a race names the schedule point that forces it ($point)" grep -q "^+.*umlbed_point(UMLBED_POINT_${point^^})" <<<"$points"
