@@ -63,9 +63,9 @@ done
 # suite.t with make's report: REPORT_VERDICTS are its results' verdicts, KEY what make wrote.
 suite() {
 	local v r=""
-	for v in $1; do r+="${r:+,}{\"name\":\"scenario $v # hash\",\"verdict\":\"$v\"}"; done
-	printf '{"variant":"full","generation":"%s","results":[%s],"summary":{"ok":%s}}\n' \
-		"$g" "$r" "$(grep -o ok <<<"$1" | wc -l)" >"$B/scenarios/$g.json"
+	for v in $1; do r+="${r:+,}{\"name\":\"scenario $v # hash\",\"verdict\":\"$v\",\"diag\":\"why $v\"}"; done
+	printf '{"variant":"full","generation":"%s","results":[%s],"summary":{"ok":%s,"SKIP":%s}}\n' \
+		"$g" "$r" "$(grep -ow ok <<<"$1" | wc -l)" "$(grep -ow SKIP <<<"$1" | wc -l)" >"$B/scenarios/$g.json"
 	echo "$2" >"$B/scenarios/$g.key"
 	UMLBED_BUILD=$B UMLBED_VARIANTS=full CI=${CI:-} bash "$top/tests/scenarios/suite.t" >"$T/out" 2>"$T/err"
 }
@@ -85,6 +85,13 @@ check "... whose plan counts them" grep -qx '    1\.\.2' "$T/out"
 check "... then one result for the variant, and the plan" \
 	eval 'grep -qx "ok 1 - full: make.s passed run of the same key, reused (2 ok)" "$T/out" && grep -qx "1\.\.1" "$T/out"'
 check "prove accepts the stream" eval 'prove -e cat "$T/out" >/dev/null 2>&1'
+# A scenario that does not apply to the variant (its definition lacks what it needs) is a SKIP in make's run too:
+# that run is still the same suite's, reused, and its SKIP line says so with its reason.
+suite "ok SKIP" "$k0"
+check "a report of ok and SKIP runs is reused: no runner ran" not grep -q 'the runner ran' "$T/out"
+check "... its SKIP is a SKIP line with the run's reason" \
+	grep -qx "    ok 2 - scenario SKIP \\\\# hash # SKIP why SKIP (reused from make's run of the same key)" "$T/out"
+check "... and prove accepts the stream" eval 'prove -e cat "$T/out" >/dev/null 2>&1'
 suite "ok FAILED" "$k0"
 check "a report with a failed run is not reused: the runner ran" grep -q 'the runner ran' "$T/out"
 suite "" "$k0"

@@ -44,7 +44,9 @@ done
 # escapes them (report.h), so that no name reads as a directive or splits its line.
 reused_tap='"    TAP version 13", "    # Subtest: \($v)", "    1..\(.results | length)",
 	(.results | to_entries[] | "    ok \(.key + 1) - \(.value.name | gsub("\\\\"; "\\\\") | gsub("#"; "\\#") |
-		gsub("\n"; "\\n") | gsub("\r"; "\\r")) # reused from make\u0027s run of the same key")'
+		gsub("\n"; "\\n") | gsub("\r"; "\\r")) # " + (if .value.verdict == "SKIP" then
+		"SKIP \(.value.diag // "" | split("\n")[0]) (reused from make\u0027s run of the same key)" else
+		"reused from make\u0027s run of the same key" end))'
 # How many runs had each verdict, as "180 ok, 7 SKIP".
 verdicts='[.results[].verdict] | group_by(.) | map("\(length) \(.[0])") | join(", ")'
 # Each run that is neither ok nor SKIP: its name, verdict and file, then the first lines of its diagnostics.
@@ -83,7 +85,8 @@ for v in "${variants[@]}"; do
 	if [ -n "${whole[$v]:-}" ] && [ -f "$report" ] && [ -f "$BUILD/scenarios/$g.key" ] &&
 		[ "$(cat "$BUILD/scenarios/$g.key")" = "$key" ] &&
 		jq -e --arg v "$v" '.variant == $v and (.results | length) > 0 and
-			([.results[].verdict] | all(. == "ok")) and .summary.ok == (.results | length)' "$report" >/dev/null 2>&1; then
+			([.results[].verdict] | all(. == "ok" or . == "SKIP")) and
+			.summary.ok + (.summary.SKIP // 0) == (.results | length)' "$report" >/dev/null 2>&1; then
 		echo "$v: reused $report (key $key)" >>"$BUILD/scenarios/suite.log"
 		echo "# variant $v: $kernel: make's run of the whole suite, reused: its key is this run's ($report)"
 		jq -r --arg v "$v" "$reused_tap" "$report"
