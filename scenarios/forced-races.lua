@@ -89,7 +89,7 @@ return {
       local tr = t:go(function() return guest("truncate -s 0 " .. f.path) end)
       -- A settle before the shell has run proves nothing: the truncation has begun once the host file is empty
       -- (hostfs truncates it before the page cache), and settled after that, it waits for page 0.
-      repeat assert(points.settle(ctl)) until tr.done or assert(f:size()) == 0
+      assert(points.settle_after(ctl, function() return assert(f:size()) == 0 end, function() return tr.done end))
       t:expect(not tr.done, "the truncation waits for page 0, whose COW fault is parked holding it")
       assert(h:release())
       -- Z's store is tried again once its fault returns. It retires before the truncation goes on, on Z's copy; or
@@ -128,7 +128,8 @@ return {
       local fz = t:go(function() return mz:poke(ps, "w") end)
       assert(h:wait())
       local pu = t:go(function() return W:punch(path, ps, 2 * ps) end)
-      repeat assert(points.settle(ctl)) until pu.done or assert(my:pages()):sub(3, 3) == "-"
+      assert(points.settle_after(ctl, function() return assert(my:pages()):sub(3, 3) == "-" end,
+        function() return pu.done end))
       t:expect(not pu.done, "the punch waits for page 1, whose fault is parked holding it")
       assert(h:release())
       t:assert_true(fz:wait(), "Z's write retired")
@@ -157,7 +158,10 @@ return {
       assert(h:wait())
       assert(f:write(0, new))   -- the other node's data, behind the guest's cache
       local inv = t:go(function() return W:invalidate { file = f, impl = "seed", cache = "drop" } end)
-      assert(points.settle(ctl))
+      -- The walk zaps A's PTEs before the drop locks any page: once they are gone W has begun, and a settle after
+      -- that finds it waiting for page 0 or returned. A settle before W's request arrived would prove nothing, and
+      -- on a kernel whose fault does not hold the page, the drop would then run after Z had mapped it.
+      assert(points.settle_after(ctl, function() return assert(ma:pages()) == none end, function() return inv.done end))
       -- The probe of the interleaving: the drop must lock page 0, which the parked fault holds.
       t:expect(not inv.done, "the drop waits for page 0, whose fault is parked holding it")
       assert(h:release())
@@ -240,7 +244,8 @@ return {
 
     if p.case == "munmap" then
       local unmap = t:go(function() return next.m:munmap() end)
-      assert(points.settle(ctl))
+      -- A settle before the munmap has begun proves nothing: its process sleeps on i_mmap_rwsem (D) once it has.
+      repeat assert(points.settle(ctl)) until unmap.done or points.pstate(vm, next.proc) == "D"
       t:expect(not unmap.done, "the munmap waits for the walk (i_mmap_rwsem) while W is parked")
       assert(h:release())
       t:assert_true(inv:wait(), "the invalidation returns true")

@@ -68,6 +68,18 @@ function M.settle(proc, seconds)
   return true
 end
 
+-- A settle proves that a task waits only if it ran after the task had begun what it waits in: the CPU can go idle
+-- before a request has even reached its process. So the settle that counts is one started after begun() held.
+function M.settle_after(ctl, begun, done)
+  local seen = false
+  repeat
+    seen = seen or begun()
+    local ok, err, ename = M.settle(ctl)
+    if not ok then return nil, err, ename end
+  until done() or seen
+  return true
+end
+
 function M.pstate(vm, proc)
   local s = vm:readfile("/proc/" .. proc.pid .. "/stat")
   return s and s:match("^%d+ %b() (%a)") or "gone"

@@ -48,6 +48,16 @@ function points.list(from) end
 ---@return string|nil ename the errno name
 function points.settle(proc, seconds) end
 
+---Settles until done() holds, or until a settle started after begun() held (the event that shows the waiting task
+---has begun: a settle before it proves nothing). An event, never a delay.
+---@param ctl umlbed.proc the worker that settles
+---@param begun fun(): boolean the event that shows the task has begun
+---@param done fun(): boolean whether the task has returned
+---@return true|nil ok true
+---@return string|nil err "ENAME: message" on a guest error
+---@return string|nil ename the errno name
+function points.settle_after(ctl, begun, done) end
+
 ---A process's state letter from /proc (R, S, D, Z), or "gone".
 ---@param vm umlbed.vm the vm
 ---@param proc umlbed.proc the process
