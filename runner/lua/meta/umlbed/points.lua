@@ -48,8 +48,7 @@ function points.list(from) end
 ---@return string|nil ename the errno name
 function points.settle(proc, seconds) end
 
----Settles until done() holds, or until a settle started after begun() held (the event that shows the waiting task
----has begun: a settle before it proves nothing). An event, never a delay.
+---Settles until done() holds, or until a settle started after begun() held: an event, never a delay.
 ---@param ctl umlbed.proc the worker that settles
 ---@param begun fun(): boolean the event that shows the task has begun
 ---@param done fun(): boolean whether the task has returned
