@@ -58,6 +58,18 @@ verdicts() {
 	jq -r '[.results[].verdict] | group_by(.) | map("\(length) \(.[0])") | join(", ")' "$scratch/r.json" 2>/dev/null
 }
 
+# diag WANT: the runs just made whose verdict is not WANT, with the first lines of their diagnostics, from the report
+# (or the runner's output when it wrote none), as TAP comments.
+diag() {
+	if [ -f "$scratch/r.json" ]; then
+		jq -r --arg w "$1" '.results[] | select(.verdict != $w) |
+			"\(.name): \(.verdict)", (.diag // "" | split("\n") | map(select(. != "")) | .[:8][] | "  " + .)' \
+			"$scratch/r.json" | head -n 40
+	else
+		tail -n 20 "$scratch/out"
+	fi | sed 's/^/# /'
+}
+
 # caught: the historic runs just made (got, the report's verdict counts) all ended as wanted, and a CRASHED one with
 # the kernel's report matching the corpus's ERE.
 caught() {
@@ -87,14 +99,14 @@ for g in "${gens[@]}"; do
 		"$top/uml-kernel/build.sh" "full$suffix" >/dev/null 2>&1 || { result 1 "$what: the fixed kernel full$suffix builds"; continue; }
 		# shellcheck disable=SC2086 # params is a list of KEY=VALUE words.
 		got=$(verdicts "$fixed" "$file" $params)
-		[ "$got" = "$runs ok" ] || sed 's/^/# /' "$scratch/out" | grep -v '^# ok' | tail -n 20
+		[ "$got" = "$runs ok" ] || diag ok
 		[ "$got" = "$runs ok" ]
 		result $? "$what: the fixed kernel (full$suffix) passes ${file##*/} [$params] in $runs of $runs runs (got: ${got:-no report})"
 		read -r want report <<<"$(field "$name" caught)"
 		want=${want:-FAILED}
 		# shellcheck disable=SC2086
 		got=$(verdicts "$BUILD/kernel/$v/obj/linux" "$file" $params)
-		caught || sed 's/^/# /' "$scratch/out" | grep -v '^# ok' | tail -n 20
+		caught || diag "$want"
 		caught
 		rc=$?
 		how=$want
