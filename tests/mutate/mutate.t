@@ -133,6 +133,9 @@ if ! git -C "$top" rev-parse -q --verify HEAD >/dev/null 2>&1; then
 else
 	mkdir "$T/objects"
 	export GIT_OBJECT_DIRECTORY=$T/objects
+	# commit-tree wants an identity, which a fresh root (the clean room) has not configured.
+	export GIT_AUTHOR_NAME=mutate.t GIT_AUTHOR_EMAIL=mutate.t@localhost
+	export GIT_COMMITTER_NAME=mutate.t GIT_COMMITTER_EMAIL=mutate.t@localhost
 	GIT_ALTERNATE_OBJECT_DIRECTORIES=$(git -C "$top" rev-parse --path-format=absolute --git-common-dir)/objects
 	export GIT_ALTERNATE_OBJECT_DIRECTORIES
 	g=$("$gen_sh" default)
