@@ -122,7 +122,35 @@ static int kill_inside(const char *dir, pid_t runner_pgid) {
   return found;
 }
 
-static void __attribute__((noreturn)) reaper_main(int fd, pid_t runner_pgid, const char *tmpbase) {
+/* A run folder whose registration had not reached the reaper when the runner died: a run process makes it and the
+ * runner passes its line on, and a SIGKILL between the two left it behind. It is named after the runner and locked by
+ * its run process until that process is gone, which dies with the runner (PR_SET_PDEATHSIG): the lock's release is
+ * the event to wait for. Then it goes as a registered one does; a kept folder (a failed run's) stays. */
+static void reap_unregistered(const char *tmpbase, pid_t runner, pid_t runner_pgid) {
+  char prefix[32];
+  snprintf(prefix, sizeof prefix, "umlbed-%d-", (int)runner);
+  DIR *d = opendir(tmpbase);
+  if (d == NULL) return;
+  for (struct dirent *e; (e = readdir(d));) {
+    if (strncmp(e->d_name, prefix, strlen(prefix))) continue;
+    char path[PATH_MAX], mark[PATH_MAX + 32];
+    struct stat st;
+    if (umb_path(path, sizeof path, "%s/%s", tmpbase, e->d_name)) continue;
+    if (lstat(path, &st) || !S_ISDIR(st.st_mode) || st.st_uid != getuid()) continue;
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) continue;
+    while (flock(fd, LOCK_EX) < 0 && errno == EINTR) {
+    }
+    if (!umb_path(mark, sizeof mark, "%s/%s", path, UMB_KEPT_MARK) && access(mark, F_OK)) {
+      umb_sweep_dir(path, runner_pgid);
+      umb_rm_tree(path);
+    }
+    close(fd);
+  }
+  closedir(d);
+}
+
+static void __attribute__((noreturn)) reaper_main(int fd, pid_t runner, pid_t runner_pgid, const char *tmpbase) {
   static pid_t groups[REAPER_GROUPS_MAX];
   static char *dirs[REAPER_DIRS_MAX];
   int ngroups = 0, ndirs = 0;
@@ -165,6 +193,7 @@ static void __attribute__((noreturn)) reaper_main(int fd, pid_t runner_pgid, con
     umb_sweep_dir(dirs[i], runner_pgid);
     umb_rm_tree(dirs[i]);
   }
+  reap_unregistered(tmpbase, runner, runner_pgid);
   _exit(0);
 }
 
@@ -178,7 +207,7 @@ void umb_sweep_dir(const char *dir, pid_t spare_pgid) {
 int umb_reaper_start(const char *tmpbase) {
   int p[2];
   if (pipe2(p, O_CLOEXEC)) return -errno;
-  pid_t runner_pgid = getpgrp();
+  pid_t runner = getpid(), runner_pgid = getpgrp();
   pid_t pid = fork();
   if (pid < 0) {
     int e = -errno;
@@ -203,7 +232,7 @@ int umb_reaper_start(const char *tmpbase) {
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
-    reaper_main(3, runner_pgid, tmpbase);
+    reaper_main(3, runner, runner_pgid, tmpbase);
   }
   close(p[0]);
   reaper_fd = p[1];

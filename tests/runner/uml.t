@@ -145,6 +145,11 @@ until { saw "umid=umlbed-$pid-" && SAW_BOOT=0; } || ! kill -0 $pid 2>/dev/null; 
 # The loop also ends when the runner does: the checks after the kill say something only if a UML was there.
 check "SIGKILL during boot: a UML process was running" [ "$SAW_BOOT" = 0 ]
 check "SIGKILL during boot: its run folder was there" run_folder $pid
+# A run folder whose registration never reached the reaper (the runner killed between a run process making it and
+# the runner passing its line on) is named after the runner: the reaper finds it by that name.
+mkdir "$TMPDIR/umlbed-$pid-unregistered"
+check "SIGKILL during boot: a run folder the reaper was not told of is there (the probe)" \
+  [ -d "$TMPDIR/umlbed-$pid-unregistered" ]
 reaper=$(child_of $pid "$UMLBED run")
 # In braces with its wait: bash's notice of the killed job goes nowhere.
 {
@@ -153,7 +158,7 @@ reaper=$(child_of $pid "$UMLBED run")
 } 2>/dev/null
 [ -n "$reaper" ] && timeout "$(scaled 30)" tail --pid="$reaper" -f /dev/null
 check "SIGKILL during boot: no UML process left" none_left "umid=umlbed-$pid-"
-check "SIGKILL during boot: no run folder left" [ "$(leftover_dirs)" = 0 ]
+check "SIGKILL during boot: no run folder left, the one it was not told of either" [ "$(leftover_dirs)" = 0 ]
 
 if command -v gdb >/dev/null; then
   # gdb reads the kernel's DWARF (tens of MB) before UML boots: a generous timeout, as a hang guard only.
