@@ -21,25 +21,12 @@ local TRIGGER = "/sys/kernel/mm/invalidate_mmap_range/trigger"
 local GFP_WAIT = "/sys/kernel/debug/failslab/ignore-gfp-wait"
 local NPAGES = 4
 
--- The repository root: the folder above the scenario file's (scenarios/), as the runner loaded it (t.file).
-local function repo_root(t) return (t.file:match("^(.*)/[^/]+$") or ".") .. "/.." end
-
--- Whether the variant's definition merges judge.config, or nil and why.
-local function defines_failslab(root, variant)
-  local def, err = generation.variant(root, variant)
-  if not def then return nil, err end
-  for _, frag in ipairs(def.configs) do
-    if frag == "judge.config" then return true end
-  end
-  return false
-end
-
 return {
   name = "a trigger write whose allocation fails returns ENOMEM and zaps nothing (fail-nth)",
   run = function(t)
     local vm = assert(t:vm())
     if not vm.variant then t:skip("kernel " .. vm.kernel .. " is not a known variant: no definition to consult") end
-    local want, why = defines_failslab(repo_root(t), vm.variant)
+    local want, why = generation.merges(generation.root_of(t.file), vm.variant, "judge.config")
     if want == nil then t:skip(why) end
     if not want then
       t:skip("variant " .. vm.variant .. " is not built with fault injection (uml-kernel/config/judge.config)")

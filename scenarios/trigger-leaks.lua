@@ -18,19 +18,6 @@ local KMEMLEAK = "/sys/kernel/debug/kmemleak"
 local TRIGGER = "/sys/kernel/mm/invalidate_mmap_range/trigger"
 local LEAK = 200   -- bytes the test module leaks, starting with the text "umlbed_leak"
 
--- The repository root: the folder above the scenario file's (scenarios/), as the runner loaded it (t.file).
-local function repo_root(t) return (t.file:match("^(.*)/[^/]+$") or ".") .. "/.." end
-
--- Whether the variant's definition merges leaks.config, or nil and why.
-local function defines_kmemleak(root, variant)
-  local def, err = generation.variant(root, variant)
-  if not def then return nil, err end
-  for _, frag in ipairs(def.configs) do
-    if frag == "leaks.config" then return true end
-  end
-  return false
-end
-
 -- The reported objects of a kmemleak report: { {head = "unreferenced object ...", trace = "..."} }.
 local function objects(report)
   local starts, list = {}, {}
@@ -73,8 +60,8 @@ return {
   run = function(t)
     local vm = assert(t:vm { time_travel = true, cmdline = "kmemleak=on" })
     if not vm.variant then t:skip("kernel " .. vm.kernel .. " is not a known variant: no definition to consult") end
-    local root = repo_root(t)
-    local want, why = defines_kmemleak(root, vm.variant)
+    local root = generation.root_of(t.file)
+    local want, why = generation.merges(root, vm.variant, "leaks.config")
     if want == nil then t:skip(why) end
     if not want then
       t:skip("variant " .. vm.variant .. " is not built with kmemleak (uml-kernel/config/leaks.config)")

@@ -158,6 +158,19 @@ check "composed: a drop leaves its patch out and an add comes last" \
 check "composed: the Lua reader gives the same" \
 	eval 'lua_stack "$fake" "$T" mixed && [ "$(paste -sd" " "$T/mixed")" = "f/b.patch s/c.patch p/d.patch e.patch config x.config" ]'
 check "composed: configs lists the variant's fragments" [ "$("$fake/uml-kernel/generation.sh" configs mixed)" = x.config ]
+# merges(): what the scenarios ask of a definition (trigger-leaks, trigger-failslab): a fragment it merges, one it
+# does not, and a variant there is not.
+merges() {
+	lua5.4 - "$top" "$fake" <<-'EOF'
+		package.path = arg[1] .. "/runner/lua/lua/?.lua;" .. package.path
+		local g = require "umlbed.generation"
+		local nope, err = g.merges(arg[2], "nowhere", "x.config")
+		print(g.merges(arg[2], "mixed", "x.config"), g.merges(arg[2], "base", "x.config"), nope, err)
+	EOF
+}
+check "merges: the Lua reader says which fragments a definition merges, and why it cannot" \
+	[ "$(merges)" = "$(printf 'true\tfalse\tnil\tno definition uml-kernel/variants/nowhere (%s)' \
+		"$fake/uml-kernel/variants/nowhere: No such file or directory")" ]
 # The export is the last EXPORT_SYMBOL* line for invalidate_mmap_range that the stack adds: c.patch adds the GPL one,
 # e.patch (mixed's add) turns it into EXPORT_SYMBOL, and a line for another symbol counts for nothing.
 echo '+EXPORT_SYMBOL_GPL(invalidate_mmap_range);' >"$fake/s/c.patch"

@@ -104,6 +104,20 @@ function M.variant(root, name)
   return v
 end
 
+-- Whether the definition of variant name, in the tree at root, merges the config fragment frag (a file name of
+-- uml-kernel/config/, as its "config" lines give it), or nil and why.
+function M.merges(root, name, frag)
+  local def, err = M.variant(root, name)
+  if not def then return nil, err end
+  for _, f in ipairs(def.configs) do
+    if f == frag then return true end
+  end
+  return false
+end
+
+-- The repository root of a scenario file (a file of its scenarios/ folder), as the runner loaded it (t.file).
+function M.root_of(file) return (tostring(file):match("^(.*)/[^/]+$") or ".") .. "/.." end
+
 -- What build.sh wrote next to a built kernel (BUILD/kernel/VARIANT/obj/linux): {generation=, base=, export=, configs=}
 -- (export: the EXPORT_SYMBOL* its definition's patches give invalidate_mmap_range, or "none"; configs: its own
 -- fragments), or nil and why.
