@@ -42,7 +42,8 @@ help:
 	@echo "                the score, report and gate in build/mutate/$(GEN)/report (MUTATE_ARGS=--all, --shard K/N, --only ID)"
 	@echo "make broken     build the deliberately broken kernels ($(call gen_key,$(GEN),broken) $(call gen_key,$(GEN),broken-races)) and show which scenarios catch each"
 	@echo "make historic   build the kernels that re-create real faults of the API's history (uml-kernel/historic/corpus)"
-	@echo "                and check that each is caught in 10 runs of 10 and its fixed kernel passes (HISTORIC_RUNS=)"
+	@echo "                and check that each is caught in 10 runs of 10 and its fixed kernel passes (HISTORIC_RUNS=,"
+	@echo "                FAULT='NAME...' for some faults only)"
 	@echo "make install    the runner, man page, agent, kernels and modules under PREFIX (/usr/local), DESTDIR for staging"
 	@echo "make uninstall  removes what make install listed in PREFIX/lib/umlbed/MANIFEST"
 	@echo "make soak       run scenarios/ again and again under load (bench/soak.sh: SOAK_RUNS, SOAK_CONDITIONS)"
@@ -169,10 +170,11 @@ broken: kernel modules guest runner
 	uml-kernel/broken.sh $(call gen_key,$(GEN),broken) $(call gen_key,$(GEN),broken-races)
 
 # Not part of check: one kernel build per fault. Re-finds the real faults of uml-kernel/historic/corpus, each re-created
-# by a patch of its generation: every generation's (or GEN='6.1 6.12' names them), HISTORIC_RUNS runs each (10).
+# by a patch of its generation: every generation's (or GEN='6.1 6.12' names them), HISTORIC_RUNS runs each (10);
+# FAULT='NAME...' only those faults.
 HISTORIC_RUNS ?= 10
 historic: kernel guest runner
-	uml-kernel/historic.sh --runs $(HISTORIC_RUNS) $(if $(filter command line,$(origin GEN)),$(GEN))
+	uml-kernel/historic.sh --runs $(HISTORIC_RUNS) $(foreach f,$(FAULT),--fault $(f)) $(if $(filter command line,$(origin GEN)),$(GEN))
 
 # Not part of check: the whole suite SOAK_RUNS times per hostile condition (-j, taskset, stress-ng neighbours,
 # time travel); fails on any verdict but ok or SKIP. KERNEL= or VARIANT= choose the kernel.

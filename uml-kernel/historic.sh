@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Re-finds the real faults of uml-kernel/historic/corpus: each historic kernel must fail its catching scenario in every run, the fixed kernel pass it: historic.sh [--runs N] [GEN...].
+# Re-finds the real faults of uml-kernel/historic/corpus: each historic kernel must fail its catching scenario in every run, the fixed kernel pass it: historic.sh [--runs N] [--fault NAME]... [GEN...].
 #
 # For each generation (default: every one) and each variant its "historic" key names (historic-NAME, with the
 # generation's suffix, whose last patch is uml-kernel/historic/GEN/NAME.patch), the variant is built, then its
@@ -16,10 +16,18 @@ UMLBED=${UMLBED:-$BUILD/runner/umlbed}
 gen_sh=$top/uml-kernel/generation.sh
 corpus=$top/uml-kernel/historic/corpus
 runs=10
-if [ "${1:-}" = --runs ]; then
-	runs=${2:?usage: historic.sh [--runs N] [GEN...]}
-	shift 2
-fi
+# --fault NAME (again for more): only those faults of the corpus, for the loop of adding one.
+only=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--runs) runs=${2:?usage: historic.sh [--runs N] [--fault NAME]... [GEN...]}; shift 2 ;;
+	--fault) only+=("${2:?usage: historic.sh [--runs N] [--fault NAME]... [GEN...]}"); shift 2 ;;
+	*) break ;;
+	esac
+done
+for f in "${only[@]}"; do
+	grep -qx "fault $f" "$corpus" || { echo "historic.sh: no fault $f in uml-kernel/historic/corpus" >&2; exit 2; }
+done
 [[ $runs =~ ^[1-9][0-9]*$ ]] || { echo "historic.sh: --runs wants a positive count, not '$runs'" >&2; exit 2; }
 gens=("$@")
 [ ${#gens[@]} -gt 0 ] || mapfile -t gens < <("$gen_sh" list)
@@ -85,6 +93,7 @@ for g in "${gens[@]}"; do
 	for v in $("$gen_sh" get "$g" historic); do
 		name=$("$gen_sh" base "$v")
 		name=${name#historic-}
+		[ ${#only[@]} -eq 0 ] || [[ " ${only[*]} " == *" $name "* ]] || continue
 		read -r file params <<<"$(field "$name" catch)"
 		what="$name on $g (fix $(field "$name" fix | cut -d' ' -f1), $(field "$name" release | cut -d' ' -f1))"
 		if [ -z "$file" ] || [ ! -f "$top/$file" ]; then

@@ -69,10 +69,13 @@ for g in $("$gen_sh" list); do
 	done
 done
 
-# historic.sh's arguments: a bad count and an unknown generation are refused before any build.
+# historic.sh's arguments: a bad count, an unknown fault and a missing runner are refused before any build.
 out=$("$top/uml-kernel/historic.sh" --runs 0 2>&1)
 check "historic.sh --runs 0 is refused (exit 2)" [ $? = 2 ]
 check "... saying why" grep -q 'wants a positive count' <<<"$out"
+out=$("$top/uml-kernel/historic.sh" --fault no-such-fault 2>&1)
+check "historic.sh --fault of a fault the corpus does not have is refused (exit 2)" [ $? = 2 ]
+check "... naming it" grep -q 'no fault no-such-fault in uml-kernel/historic/corpus' <<<"$out"
 out=$(BUILD=$(mktemp -u) "$top/uml-kernel/historic.sh" 2>&1)
 check "historic.sh without a runner is refused (exit 2), naming make runner" [ $? = 2 ] && grep -q 'make runner' <<<"$out"
 echo "1..$n"
