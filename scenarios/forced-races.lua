@@ -44,6 +44,14 @@
 --                   V returns, both sharers must read the new data. A gather that flushes only what it cleared itself
 --                   ("mm: fix MADV_[FREE|DONTNEED] TLB flush miss problem", Linux 4.13) returns while the sharer
 --                   still reads the old page through the entries W has yet to flush.
+--   dirty-flush     a process D of a file of its own writes page 0, so its PTE is dirty; W's zap of D's VMA parks
+--                   once the PTE is cleared, before the gather's flush (zap_before_flush). A third process writes the
+--                   file back (fsync): the zap moved the dirty bit to the page, so D's write reaches the file and the
+--                   page is clean. D writes again while W is parked; once W returns, fsync must put that write in the
+--                   file too. A zap that leaves a dirty PTE's entry to the gather's flush ("mm: split
+--                   'tlb_flush_mmu()' into tlb flushing and memory freeing parts", Linux 3.15, flushes it before the
+--                   page table lock is dropped) lets D's second store land through its stale entry (on UML, its host
+--                   mapping) in a page writeback has cleaned: the write never reaches the file.
 -- The expectations are the seed's specification of the call (every PTE of the range present at the call is gone)
 -- and of cache=drop (the range's pages leave the page cache; a read brings the file's data), whatever the order.
 local points = require "umlbed.points"
@@ -53,7 +61,7 @@ local NP = 4
 return {
   name = "forced races: an invalidation against a munmap, a refault and a fault in flight",
   matrix = { case = { "munmap", "refault", "refault-drop", "drop-fault", "truncate-cow", "punch-fault",
-                      "munmap-split", "nested-flush" } },
+                      "munmap-split", "nested-flush", "dirty-flush" } },
   timeout = 60,
   run = function(t, p)
     local cache = (p.case == "refault-drop" or p.case == "drop-fault") and "drop" or "keep"
@@ -206,6 +214,33 @@ return {
             round.cut))
         assert(vm:request(P.pid, "munmap", ("%d"):format(m.addr + round.kept * ps), ("%d"):format((NP - 1) * ps)))
       end
+      return
+    end
+
+    if p.case == "dirty-flush" then
+      local ps = vm.pagesize
+      -- A file of its own, so that D's VMA is the only one the walk zaps.
+      local g = assert(vm:file("dirty", size))
+      assert(g:write(0, old))
+      local D = assert(vm:spawn())
+      local md = assert(D:mmap(g, { mode = "shared", prot = "rw" }))
+      assert(md:poke(0, "x"))
+      local h <close> = assert(points.arm(vm, "zap_before_flush", { hit = 1, proc = W }))
+      local inv = t:go(function() return W:invalidate { file = g, offset = 0, length = ps, impl = "seed" } end)
+      assert(h:wait())
+      -- The probe of the interleaving: W's zap has cleared D's PTE of page 0, and its flush is still to come.
+      t:require(assert(md:pages()):sub(1, 1) == "-", "W's parked zap cleared D's PTE of page 0")
+      local V = assert(vm:spawn())
+      assert(V:fsync(g))
+      -- The probe that writeback ran while W is parked: D's first write, moved to the page by the zap, is in the file.
+      t:eq("x", g:read(0, 1), "D's first write reached the file while W is parked")
+      assert(md:poke(0, "y"))
+      assert(h:release())
+      t:assert_true(inv:wait(), "W's invalidation returns true")
+      assert(V:fsync(g))
+      -- The specification of a shared mapping: a write that retired reaches the file on fsync.
+      t:eq("y", g:read(0, 1), "D's second write, made while W was parked, reached the file")
+      t:eq("y", md:peek(0, 1), "D reads its own second write")
       return
     end
 

@@ -45,7 +45,7 @@ kernel() {
 crashed_with() { verdict_is "$1" CRASHED && diag_re "$1" "$2"; }
 
 # The scenarios whose interleavings are forced by schedule points, each with its count of runs (matrix entries).
-declare -A RACE_SCENARIOS=([exit-race.lua]=4 [explore-exit.lua]=2 [explore-invalidators.lua]=2 [forced-races.lua]=8)
+declare -A RACE_SCENARIOS=([exit-race.lua]=4 [explore-exit.lua]=2 [explore-invalidators.lua]=2 [forced-races.lua]=9)
 
 # correct GEN VARIANT [SCENARIOS]: the points and the three races pass on VARIANT, a correct kernel of GEN, and
 # with a third argument RACE_SCENARIOS too. On full they are left to tests/scenarios/suite.t, which runs the whole
