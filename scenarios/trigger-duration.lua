@@ -11,10 +11,15 @@
 -- the sleeps cost the host nothing, and the shell's three steps, which never wait for the host, take no guest time
 -- at all. The sleep of BEFORE seconds makes the time since boot far longer than that bound, so a duration taken from
 -- boot, or a sum of two readings, fails it; a value left from the call before fails the lower bound or the upper.
+-- The guest's clock also has a grain: UML's clocksource (arch/um/kernel/time.c's timer_clocksource, named
+-- "time-travel-clock" under time-travel) counts steps of STEP ns (TIMER_MULTIPLIER, registered at NSEC_PER_SEC /
+-- STEP Hz, so its mult is exact), so the difference of two readings is a whole number of steps, and a duration off
+-- by a nanosecond is not.
 local points = require "umlbed.points"
 
 local SLEEP = 2      -- guest seconds the invalidator stays parked
 local BEFORE = 100   -- guest seconds slept before the call, so that time since boot dwarfs the call
+local STEP = 256     -- nanoseconds a step of UML's clocksource
 
 -- /proc/uptime's first field (two decimals) in nanoseconds.
 local function ns_of(uptime)
@@ -37,6 +42,12 @@ return {
     -- The point inside the timed section: seed's walk passes imr_before_zap for each VMA it zaps; unmap and
     -- unmap-keep-cows reach unmap_before_zap in unmap_mapping_range's walk.
     local point = p.impl == "seed" and "imr_before_zap" or "unmap_before_zap"
+    -- The grain's probe: the clock the kernel reads is UML's own.
+    local cst, cs = vm:run { path = sh,
+                             args = { "-c", "cat /sys/devices/system/clocksource/clocksource0/current_clocksource" } }
+    t:assert_eq("exit:0", cst, "the guest's clocksource read (" .. tostring(cs) .. ")")
+    t:assert_eq("time-travel-clock", tostring(cs):match("^(%S+)"),
+                "the guest's clocksource is UML's, of " .. STEP .. " ns steps, under time-travel")
     local f = assert(vm:file("data", vm.pagesize))
     assert(f:write(0, ("d"):rep(vm.pagesize)))
     local A = assert(vm:spawn())
@@ -57,6 +68,7 @@ return {
     local ns = assert(vm:stats()).last_call_ns
     t:note(("parked call: last_call_ns %d, parked %d s"):format(ns, SLEEP))
     t:expect(ns >= SLEEP * 1000000000, "last_call_ns (%d) covers the %d s the call was parked", ns, SLEEP)
+    t:expect(ns % STEP == 0, "last_call_ns (%d) is a whole number of the clock's %d ns steps", ns, STEP)
 
     -- The upper bound: a second call between two clock readings, long after boot.
     sleep(BEFORE)
@@ -72,6 +84,8 @@ echo "$a $b"]]):format(f.path, vm.pagesize, p.impl) } }
     t:note(("timed call: last_call_ns %d, the write within %d ns, %d ns after boot"):format(s2.last_call_ns,
                                                                                               t1 - t0, t1))
     t:expect(s2.last_call_ns >= 0, "last_call_ns (%d) is not negative", s2.last_call_ns)
+    t:expect(s2.last_call_ns % STEP == 0, "last_call_ns (%d) is a whole number of the clock's %d ns steps",
+             s2.last_call_ns, STEP)
     t:expect(s2.last_call_ns <= t1 - t0, "last_call_ns (%d) is no longer than the write took (%d ns)",
              s2.last_call_ns, t1 - t0)
   end,
