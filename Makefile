@@ -39,7 +39,8 @@ help:
 	@echo "make bench      what an invalidation costs: bench/scenarios' sweeps, results.json and plots in build/bench"
 	@echo "make kselftests the kernel's own mm selftests, each in a fresh guest of the mm variant ($(call gen_key,$(GEN),mm)), against $(call gen_key,$(GEN),kselftests)"
 	@echo "make mutate     mutation testing of the $(GEN) series: each mutant built and run against the scenarios that reach it;"
-	@echo "                the score, report and gate in build/mutate/$(GEN)/report (MUTATE_ARGS=--all, --shard K/N, --only ID)"
+	@echo "                the score, report and gate in build/mutate/$(GEN)/report (MUTATE_ARGS=--all, --shard K/N, --only ID;"
+	@echo "                MUTATE_VARIANT=full: judged by the suite's kernel, not the judge variant)"
 	@echo "make broken     build the deliberately broken kernels ($(call gen_key,$(GEN),broken) $(call gen_key,$(GEN),broken-races)) and show which scenarios catch each"
 	@echo "make historic   build the kernels that re-create real faults of the API's history (uml-kernel/historic/corpus)"
 	@echo "                and check that each is caught in 10 runs of 10 and its fixed kernel passes (HISTORIC_RUNS=,"
@@ -159,8 +160,11 @@ bench: kernel modules guest runner
 # Mutation testing of the series (uml-kernel/mutate.pl): every mutant of GEN's series built in a tree of its own
 # (BUILD/mutate/) and run against the scenarios that reach its function (make coverage's reach.txt, else all of
 # them); then the JSON and HTML report and the gate of tests/mutate/ (threshold, equivalent). Not part of check.
+# The kernel that judges is the judge variant: pattern stack init and fault injection, so a deleted store or a
+# failed allocation shows (MUTATE_VARIANT=full judges with the suite's own kernel).
+MUTATE_VARIANT ?= judge
 mutate: kernel modules guest runner
-	uml-kernel/mutate.pl run --gen $(GEN) $(MUTATE_ARGS) --out $(BUILD)/mutate/$(GEN)/all
+	uml-kernel/mutate.pl run --gen $(GEN) --variant $(MUTATE_VARIANT) $(MUTATE_ARGS) --out $(BUILD)/mutate/$(GEN)/all
 	uml-kernel/mutate.pl report --gen $(GEN) --out $(BUILD)/mutate/$(GEN)/report $(BUILD)/mutate/$(GEN)/all/results.json
 
 # Not part of check: six more kernel builds. Fails unless some scenario run FAILS (an expectation, not a crash

@@ -14,7 +14,7 @@
 #   mutate.pl tce OBJECT OBJECT                                  exit 0 when the two have the same code (debug aside)
 #   mutate.pl reasons [--equivalent F] [--variant BASE]          every reason names a mutant that exists (its id and
 #                                                                its mutated line, in some generation), and each
-#                                                                survivor's option is pinned for the judging
+#                                                                option a reason needs is pinned for the judging
 #                                                                variant, or exit 1
 #   mutate.pl report [--gen GEN] [--out DIR] [--threshold F] [--equivalent F] RESULTS.json...
 #                    joins results (shards), writes DIR/report.json and DIR/index.html, and fails (exit 1) when the
@@ -673,11 +673,12 @@ sub run_stream {
     return (\@runs, $stopped);
 }
 
-# crashed_hang(RUN): a run of the JSON report that timed out after a kernel report.
+# crashed_hang(RUN): a run of the JSON report that timed out after a kernel report (1 or 0: a match in list context
+# would give the empty list, and shift the keys of the hash the caller builds).
 sub crashed_hang {
     my ($run) = @_;
-    return $run->{verdict} eq 'TIMEOUT'
-        && ($run->{diag} // '') =~ /console at the timeout \((kernel \w+|lockdep report)/;
+    return ($run->{verdict} eq 'TIMEOUT'
+        && ($run->{diag} // '') =~ /console at the timeout \((kernel \w+|lockdep report)/) ? 1 : 0;
 }
 
 # tce_code(OBJECT): the hash of an object file's code, its debug sections left out (Trivial Compiler Equivalence:
@@ -832,9 +833,14 @@ sub cmd_run {
         local $ENV{KBUILD_TARGETS} = $stand_in ? 'olddefconfig' : $ENV{KBUILD_TARGETS};
         sh($log, "$top/uml-kernel/build.sh", $variant) == 0 or fail("the unmutated $variant does not build (see $log)");
     }
-    # The test modules of the full variant serve the mutate tree's kernel (same configuration and version).
+    # The test modules: those the build folder has for the variant (same configuration and version), else built here
+    # against the unmutated tree, since another variant's (full's for judge) have another configuration.
     my $mods = "$BUILD/kernel/$variant/modules";
     if (-d $mods && !-e "$vdir/modules") { symlink($mods, "$vdir/modules") or fail("symlink $vdir/modules: $!") }
+    elsif (!-e "$vdir/modules" && !$stand_in) {
+        sh($log, 'make', '-s', '-C', "$top/uml-kernel/modules", "BUILD=$mbuild", "VARIANT=$variant") == 0
+            or fail("the test modules of $variant do not build (see $log)");
+    }
     my $kernel = $stand_in ? "$BUILD/kernel/$variant/obj/linux" : "$vdir/obj/linux";
     -x $kernel or fail("no kernel $kernel (make kernel VARIANT=$variant)");
     my @kmake = ('make', '-C', "$vdir/src", "O=$vdir/obj", 'ARCH=um', '-j' . ($ENV{JOBS_BUILD} // `nproc` + 0), '-s');
@@ -981,9 +987,9 @@ sub cmd_run {
 # ---- Reports and the gate ----
 
 # read_reasons(FILE): the reasons by id, each { text, kind, option, set, why, where }: ID<TAB>MUTATED<TAB>KIND<TAB>REASON,
-# MUTATED the mutated line as list prints it, KIND "equivalent", "survivor" or "survivor CONFIG_X" (CONFIG_X=n: the
-# option not set). The text ties a reason to its mutant, so a reason cannot move to another mutant when the series'
-# lines shift.
+# MUTATED the mutated line as list prints it, KIND "equivalent", "equivalent CONFIG_X" (equivalent only in a build
+# with CONFIG_X set; CONFIG_X=n: with it not set) or "survivor". The text ties a reason to its mutant, so a reason
+# cannot move to another mutant when the series' lines shift.
 sub read_reasons {
     my ($f) = @_;
     my %r;
@@ -996,9 +1002,9 @@ sub read_reasons {
         ($why // '') =~ /\S/ && $text =~ /\S/
             or fail("$f:$n: want ID<TAB>MUTATED LINE<TAB>KIND<TAB>REASON");
         my ($k, $opt, $val) = $kind =~ /^(equivalent|survivor)(?: (CONFIG_\w+)(=n)?)?$/
-            or fail("$f:$n: the kind is 'equivalent', 'survivor' or 'survivor CONFIG_X', not '$kind'");
-        fail("$f:$n: an equivalent mutant is equivalent whatever the configuration: a reason that needs $opt is a survivor's")
-            if $k eq 'equivalent' && $opt;
+            or fail("$f:$n: the kind is 'equivalent', 'equivalent CONFIG_X' or 'survivor', not '$kind'");
+        fail("$f:$n: a survivor is accepted whatever the configuration: a mutant equivalent only with $opt is 'equivalent $opt'")
+            if $k eq 'survivor' && $opt;
         fail("$f:$n: $id has a reason already (line $r{$id}{where})") if $r{$id} && $r{$id}{text} eq $text;
         my $c = { text => $text, kind => $k, option => $opt, set => !$val, why => $why, where => $n };
         $r{$id} = $c unless $r{$id};
@@ -1048,8 +1054,8 @@ sub pinned {
     return defined $value ? ($value, $from =~ s{.*/}{}r) : ();
 }
 
-# unpinned(GEN, BASE, REASON): why REASON, a survivor's of an option, explains nothing for GEN's kernel of the variant
-# BASE; '' when it does.
+# unpinned(GEN, BASE, REASON): why REASON, an equivalence under an option, explains nothing for GEN's kernel of the
+# variant BASE; '' when it does.
 sub unpinned {
     my ($g, $base, $r) = @_;
     return '' unless $r->{option};
@@ -1064,7 +1070,7 @@ sub unpinned {
 }
 
 # reasons: every reason of the equivalent list names a mutant that exists, in some generation, with the line it was
-# written for (id and mutated line), and a survivor's option is pinned in each generation where its mutant is; exit 1
+# written for (id and mutated line), and an option a reason needs is pinned in each generation where its mutant is; exit 1
 # naming each one that is not.
 sub cmd_reasons {
     my ($o) = @_;
@@ -1087,12 +1093,12 @@ sub cmd_reasons {
             }
             for my $g (@$gens) {
                 my $why = unpinned($g, $o->{variant}, $r) or next;
-                print "mutate: $o->{equivalent}:$r->{where}: $id, a survivor of generation $g: $why\n";
+                print "mutate: $o->{equivalent}:$r->{where}: $id, equivalent under an option in generation $g: $why\n";
                 $bad = 1;
             }
         }
     }
-    printf "mutate: %d reasons (%d equivalent, %d survivors), each for a mutant that exists, each survivor's option pinned\n",
+    printf "mutate: %d reasons (%d equivalent, %d survivors), each for a mutant that exists, each option pinned\n",
         ($kinds{equivalent} // 0) + ($kinds{survivor} // 0), $kinds{equivalent} // 0, $kinds{survivor} // 0
         unless $bad;
     return $bad;
@@ -1137,14 +1143,17 @@ sub cmd_report {
             # The id has a reason, but for another line (the series moved, or another generation's line has the id):
             # it does not explain this mutant.
             $r->{note} = "the reason at $o->{equivalent}:$eq->{$r->{id}}{where} is for another line, '$eq->{$r->{id}}{text}'";
-        } elsif ($why && $r->{verdict} eq 'killed') {
+        } elsif ($why && $r->{verdict} eq 'killed' && !$unpinned) {
+            # A reason under an option the judging kernel does not pin is another kernel's (full's, where judge
+            # kills): not stale here.
             push @stale, "$r->{id}: killed now, its reason at $o->{equivalent}:$why->{where} is stale";
         } elsif ($why && $unpinned && $r->{verdict} =~ /^(survived|timeout|error)$/) {
-            # A survivor of an option that this generation's kernel does not pin may be a plain survivor there.
+            # A mutant equivalent under an option that this generation's kernel does not pin may be a survivor there.
             $r->{note} = "the reason at $o->{equivalent}:$why->{where}: $unpinned";
         } elsif ($why && $r->{verdict} =~ /^(survived|timeout|error)$/) {
             # A reason explains a mutant that was run and not killed; TCE's verdicts stand on their own. An equivalent
-            # one behaves as the original; a survivor is accepted, not equivalent.
+            # one behaves as the original (under its option, which the judging kernel pins); a survivor is accepted,
+            # not equivalent.
             $r->{verdict} = $why->{kind} eq 'equivalent' ? 'equivalent' : 'accepted';
             $r->{why} = $why->{why};
             $r->{option} = $why->{set} ? $why->{option} : "$why->{option}=n" if $why->{option};
@@ -1153,7 +1162,8 @@ sub cmd_report {
         $c{$r->{verdict}}++;
     }
     # Two scores. killed / built counts every mutant that was built. killed / (built - equivalent) leaves out the
-    # mutants proven equivalent (TCE's, and those whose reason is of the kind equivalent): they cannot be killed, so
+    # mutants proven equivalent (TCE's, and those whose reason is of the kind equivalent, under an option the judging
+    # kernel pins where the reason names one): they cannot be killed, so
     # a perfect suite scores 100 % on it; an accepted survivor stays in, a mutant not killed. The gate is on the
     # second. A duplicate (TCE: the code of another mutant) is one mutant counted twice: it is left out of both, as
     # one not built.

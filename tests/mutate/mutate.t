@@ -5,8 +5,8 @@
 # operator against the series and against tests/mutate/operators.c.in (mutate.pl file). --diff is checked with
 # revisions made here in an object store of the test's own (the checkout's is only read). The gate is checked on
 # results files written here: a survivor without a reason fails it, and so does a score over the mutants that are not
-# equivalent below the threshold; an equivalent reason leaves the denominator, a survivor's stays in it, and a
-# survivor of an option that no fragment pins explains nothing. A SIGTERM while a mutant is in the tree puts the
+# equivalent below the threshold; an equivalent reason leaves the denominator, a survivor's stays in it, and an
+# equivalence under an option that no fragment pins explains nothing. A SIGTERM while a mutant is in the tree puts the
 # original back; a mutant whose run fails, or hangs, and does so again alone, is killed. The sharded run judges three
 # mutants of the default generation's full variant (its own tree under BUILD/mutate/), once whole and once in three
 # shards, with a kbuild that builds nothing (UMLBED_MUTATE_KBUILD) and one quick scenario (--scenario): the driver is
@@ -223,34 +223,44 @@ printf '# test\nscore 60\n' >"$T/threshold"
 report "$T/r1.json"
 check "a threshold file without score-non-equivalent is exit 2" [ $? = 2 ]
 printf '# test\nscore-non-equivalent 60\n' >"$T/threshold"
-# A survivor of an option: accepted only where the kernel that judged the results (full, or run --variant's) has
-# the option pinned so by its fragments.
+# Equivalent under an option: left out of the score only where the kernel that judged the results (full, or run
+# --variant's) has the option pinned so by its fragments.
 grep -qx 'CONFIG_64BIT=y' "$top/uml-kernel/config/umlbed.config"
 check "umlbed.config pins CONFIG_64BIT=y (the probe's option)" [ $? = 0 ]
 results "$T/r7.json" a:1:rel:1 killed b:2:rel:1 survived c:3:rel:1 survived d:4:rel:1 survived
-printf '# test\nb:2:rel:1\ta <= b\tsurvivor CONFIG_64BIT\tonly on 64-bit\n' >"$T/equivalent"
-printf 'c:3:rel:1\ta <= b\tsurvivor CONFIG_64BIT=n\tonly on 32-bit\n' >>"$T/equivalent"
-printf 'd:4:rel:1\ta <= b\tsurvivor CONFIG_KASAN\tonly with KASAN\n' >>"$T/equivalent"
+printf '# test\nb:2:rel:1\ta <= b\tequivalent CONFIG_64BIT\tonly on 64-bit\n' >"$T/equivalent"
+printf 'c:3:rel:1\ta <= b\tequivalent CONFIG_64BIT=n\tonly on 32-bit\n' >>"$T/equivalent"
+printf 'd:4:rel:1\ta <= b\tequivalent CONFIG_KASAN\tonly with KASAN\n' >>"$T/equivalent"
 printf 'score-non-equivalent 0\n' >"$T/threshold"
 report "$T/r7.json"
-check "a survivor of a pinned option is accepted" \
-	jqt '[.results[] | select(.verdict == "accepted") | .id] == ["b:2:rel:1"]' "$T/report/report.json"
+check "a mutant equivalent under a pinned option is equivalent" \
+	jqt '[.results[] | select(.verdict == "equivalent") | .id] == ["b:2:rel:1"]' "$T/report/report.json"
 check "... one of an option pinned the other way fails the gate" \
 	grep -q "no reason in .*: c:3:rel:1 (the reason at .*: its option CONFIG_64BIT=n is pinned the other way" "$T/out"
 check "... and one of an option full does not pin (CONFIG_KASAN)" \
 	grep -q "no reason in .*: d:4:rel:1 (the reason at .*: its option CONFIG_KASAN is pinned by no fragment of full" "$T/out"
 sed '1s/^{/{"variant":"kasan",/' "$T/r7.json" >"$T/r7-kasan.json"
 report "$T/r7-kasan.json"
-check "... which is accepted in results the kasan variant judged" \
-	jqt '[.results[] | select(.verdict == "accepted") | .id] == ["b:2:rel:1", "d:4:rel:1"]' "$T/report/report.json"
+check "... which is equivalent in results the kasan variant judged" \
+	jqt '[.results[] | select(.verdict == "equivalent") | .id] == ["b:2:rel:1", "d:4:rel:1"]' "$T/report/report.json"
+# A reason under an option pinned the other way is another kernel's: its mutant killed here does not make it stale.
+results "$T/r8.json" a:1:rel:1 killed b:2:rel:1 killed c:3:rel:1 killed
+printf '# test\nc:3:rel:1\ta <= b\tequivalent CONFIG_64BIT=n\tonly on 32-bit\n' >"$T/equivalent"
+report "$T/r8.json"
+check "a killed mutant whose reason's option is pinned the other way passes the gate (the reason is another kernel's)" \
+	[ $? = 0 ]
+printf '# test\nc:3:rel:1\ta <= b\tequivalent CONFIG_64BIT\tonly on 64-bit\n' >"$T/equivalent"
+report "$T/r8.json"
+check "... while one whose option is pinned so is stale" [ $? = 1 ]
 printf 'score-non-equivalent 60\n' >"$T/threshold"
 printf '# test\nc:3:rel:1\ta <= b\tthe test says so\n' >"$T/equivalent"
 report "$T/r1.json"
 check "a reason without its kind is exit 2" [ $? = 2 ]
 check "... naming the line" grep -q 'equivalent:2: want ID<TAB>MUTATED LINE<TAB>KIND<TAB>REASON' "$T/out"
-printf '# test\nc:3:rel:1\ta <= b\tequivalent CONFIG_64BIT\tonly on 64-bit\n' >"$T/equivalent"
+printf '# test\nc:3:rel:1\ta <= b\tsurvivor CONFIG_64BIT\tonly on 64-bit\n' >"$T/equivalent"
 report "$T/r1.json"
-check "an equivalent reason that names an option is exit 2: it is a survivor's" [ $? = 2 ]
+check "a survivor's reason that names an option is exit 2: that is an equivalence under it" [ $? = 2 ]
+check "... naming the kind it should be" grep -q "equivalent:2: a survivor is accepted whatever the configuration: a mutant equivalent only with CONFIG_64BIT is 'equivalent CONFIG_64BIT'" "$T/out"
 results "$T/r2.json" a:1:rel:1 killed b:2:rel:1 timeout c:3:rel:1 survived
 printf '# test\nb:2:rel:1\ta <= b\tsurvivor\ta timeout the test accepts\nc:3:rel:1\ta <= b\tsurvivor\tthe test accepts it\n' \
 	>"$T/equivalent"
@@ -258,12 +268,12 @@ report "$T/r2.json"
 check "a score below the threshold fails the gate, every survivor accepted" [ $? = 1 ]
 check "... and says so" grep -q 'below the threshold' "$T/out"
 # The project's own reasons: each names a mutant of some generation, with the line it was written for, and each
-# survivor's option is pinned for the kernels that judge it.
+# option a reason needs is pinned for the kernels that judge it.
 "$mutate" reasons >"$T/reasons.out" 2>&1
 check "every reason in tests/mutate/equivalent names a mutant that exists, with its line, and its option pinned" [ $? = 0 ]
 diag "$T/reasons.out"
-# Planted, judged for the kasan variant: a reason for a mutant that does not exist; a survivor of an option no
-# fragment pins (the probe), and two of pinned options (CONFIG_64BIT, and CONFIG_KASAN, which only kasan pins), each
+# Planted, judged for the kasan variant: a reason for a mutant that does not exist; an equivalence under an option
+# no fragment pins (the probe), and two under pinned options (CONFIG_64BIT, and CONFIG_KASAN, which only kasan pins), each
 # for a mutant that exists and has no reason.
 field1=$(awk -F'\t' '$1 ~ /:field:1$/ && $2 == "vba = vp->vm_pgoff;" { print $1 "\t" $3; exit }' "$T/all-default")
 field2=$(awk -F'\t' '$1 ~ /:field:2$/ && $2 == "vba = vp->vm_pgoff;" { print $1 "\t" $3; exit }' "$T/all-default")
@@ -271,16 +281,16 @@ tern=$(awk -F'\t' '$1 ~ /:tern:1$/ && $2 == "zba = (hba <= vba) ? vba : hba;" { 
 {
 	cat "$top/tests/mutate/equivalent"
 	printf 'mm/memory.c:1:rel:1\tno such line\tequivalent\tplanted\n'
-	printf '%s\tsurvivor CONFIG_MUTATE_T_NOWHERE\tplanted\n' "$field1"
-	printf '%s\tsurvivor CONFIG_64BIT\tplanted\n' "$field2"
-	printf '%s\tsurvivor CONFIG_KASAN\tplanted\n' "$tern"
+	printf '%s\tequivalent CONFIG_MUTATE_T_NOWHERE\tplanted\n' "$field1"
+	printf '%s\tequivalent CONFIG_64BIT\tplanted\n' "$field2"
+	printf '%s\tequivalent CONFIG_KASAN\tplanted\n' "$tern"
 } >"$T/eq-planted"
 "$mutate" reasons --equivalent "$T/eq-planted" --variant kasan >"$T/reasons.out" 2>&1
 check "a planted reason for a mutant that does not exist fails it (exit 1)" [ $? = 1 ]
 check "... naming its file and line" grep -q "eq-planted:[0-9]*: mm/memory.c:1:rel:1 'no such line' is no mutant" \
 	"$T/reasons.out"
-check "... and a survivor of an option no fragment pins, naming the option and the variant (${field1%%	*})" \
-	grep -q "eq-planted:[0-9]*: ${field1%%	*}, a survivor of generation .*: its option CONFIG_MUTATE_T_NOWHERE is pinned by no fragment of kasan" \
+check "... and an equivalence under an option no fragment pins, naming the option and the variant (${field1%%	*})" \
+	grep -q "eq-planted:[0-9]*: ${field1%%	*}, equivalent under an option in generation .*: its option CONFIG_MUTATE_T_NOWHERE is pinned by no fragment of kasan" \
 	"$T/reasons.out"
 check "... not one of CONFIG_64BIT, which umlbed.config pins" not grep -q "${field2%%	*}," "$T/reasons.out"
 check "... nor one of CONFIG_KASAN, which the variant of --variant kasan pins" not grep -q "${tern%%	*}," "$T/reasons.out"
