@@ -32,6 +32,19 @@ function generation.default(root) end
 ---@return string|nil err why not
 function generation.variant(root, name) end
 
+---Whether a variant's definition merges a config fragment (one of its "config" lines).
+---@param root string the repository's top
+---@param name string the variant, e.g. "full"
+---@param frag string the fragment's file name in uml-kernel/config/, e.g. "leaks.config"
+---@return boolean|nil merges whether it does
+---@return string|nil err why it cannot tell
+function generation.merges(root, name, frag) end
+
+---The repository's top for a scenario file of its scenarios/ folder, as the runner loaded it (t.file).
+---@param file string the scenario file's path
+---@return string root the folder above the file's
+function generation.root_of(file) end
+
 ---What build.sh wrote next to a built kernel (BUILD/kernel/VARIANT/obj/linux): variant.info.
 ---@param kernel string the kernel's path
 ---@return table<string,string>|nil info generation, base and export (the EXPORT_SYMBOL* the variant gives invalidate_mmap_range, or "none")
