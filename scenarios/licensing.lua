@@ -31,9 +31,6 @@ local function slurp(path)
   return s
 end
 
--- The repository root: the folder above the scenario file's (scenarios/), as the runner loaded it (t.file).
-local function repo_root(t) return (t.file:match("^(.*)/[^/]+$") or ".") .. "/.." end
-
 -- The export the variant's definition gives invalidate_mmap_range(), and the patch that gives it: the last added
 -- EXPORT_SYMBOL*(invalidate_mmap_range) line of the patches of its stack, in order (umlbed.generation composes the
 -- stack from the variant file as uml-kernel/generation.sh does). nil and why when it is built without modules.
@@ -68,12 +65,13 @@ return {
     if not vm.variant then
       t:skip("kernel " .. vm.kernel .. " is not a known variant: no definition to expect an export from")
     end
-    local export, by = defined_export(repo_root(t), vm.variant)
+    local root = generation.root_of(t.file)
+    local export, by = defined_export(root, vm.variant)
     if not export then t:skip(by) end
     local gpl_only = export == "EXPORT_SYMBOL_GPL"
     t:note(("variant %s (kernel %s) must export invalidate_mmap_range with %s (%s)"):format(vm.variant, vm.kernel,
                                                                                             export, by))
-    local mods = assert(bed.test_modules(vm, repo_root(t)))
+    local mods = assert(bed.test_modules(vm, root))
     local gpl = assert(bed.stage(vm, mods .. "/umlbed_gpl.ko"))
     local prop = assert(bed.stage(vm, mods .. "/umlbed_proprietary.ko"))
 

@@ -104,6 +104,16 @@ return {
     local W = assert(vm:spawn())
     local function touch_all() assert(m:touch("r")); assert(mk:touch("r")) end
     local function states() return assert(m:pages()) .. "/" .. assert(mk:pages()) end
+    -- one_of_two(NAME, HIT, IMPL, WHAT): W's call of IMPL parks at NAME's HIT-th hit with one VMA of the two zapped
+    -- (WHAT), and zaps the other once released.
+    local function one_of_two(name, hit, impl, what)
+      touch_all()
+      local task = park(name, hit, W, function() return W:invalidate { file = f, impl = impl } end, "at hit " .. hit)
+      local s = states()
+      t:expect(s == "----/FFFF" or s == "FFFF/----", "%s %d: %s, seen %s", name, hit, what, s)
+      release(name, task)
+      t:eq("----/----", states(), name .. ": all zapped after release")
+    end
 
     -- imr_locked: the walker holds i_mmap_rwsem, nothing zapped yet.
     touch_all()
@@ -114,28 +124,13 @@ return {
     t:eq("----/----", states(), "imr_locked: all zapped after release")
 
     -- imr_before_zap 2: the first VMA is zapped, the second not yet.
-    touch_all()
-    task = park("imr_before_zap", 2, W, function() return W:invalidate { file = f, impl = "seed" } end, "at hit 2")
-    local s = states()
-    t:expect(s == "----/FFFF" or s == "FFFF/----", "imr_before_zap 2: exactly one VMA zapped, seen " .. s)
-    release("imr_before_zap", task)
-    t:eq("----/----", states(), "imr_before_zap: all zapped after release")
+    one_of_two("imr_before_zap", 2, "seed", "exactly one VMA zapped")
 
     -- imr_after_zap 1: the same, from the other side.
-    touch_all()
-    task = park("imr_after_zap", 1, W, function() return W:invalidate { file = f, impl = "seed" } end, "at hit 1")
-    s = states()
-    t:expect(s == "----/FFFF" or s == "FFFF/----", "imr_after_zap 1: exactly one VMA zapped, seen " .. s)
-    release("imr_after_zap", task)
-    t:eq("----/----", states(), "imr_after_zap: all zapped after release")
+    one_of_two("imr_after_zap", 1, "seed", "exactly one VMA zapped")
 
     -- unmap_before_zap 2: the oracle's walk.
-    touch_all()
-    task = park("unmap_before_zap", 2, W, function() return W:invalidate { file = f, impl = "unmap" } end, "at hit 2")
-    s = states()
-    t:expect(s == "----/FFFF" or s == "FFFF/----", "unmap_before_zap 2: exactly one VMA zapped, seen " .. s)
-    release("unmap_before_zap", task)
-    t:eq("----/----", states(), "unmap_before_zap: all zapped after release")
+    one_of_two("unmap_before_zap", 2, "unmap", "exactly one VMA zapped")
 
     -- drop_before: the zap is done, the cache not dropped yet.
     touch_all()
@@ -147,12 +142,7 @@ return {
     t:eq(("n"):rep(ps), m:peek(0, ps), "drop_before: the refault reads the new data after the drop")
 
     -- zap_before_flush 1: the first VMA's PTEs are cleared and its flush is pending; the second is not zapped yet.
-    touch_all()
-    task = park("zap_before_flush", 1, W, function() return W:invalidate { file = f, impl = "seed" } end, "at hit 1")
-    s = states()
-    t:expect(s == "----/FFFF" or s == "FFFF/----", "zap_before_flush 1: exactly one VMA's PTEs cleared, seen " .. s)
-    release("zap_before_flush", task)
-    t:eq("----/----", states(), "zap_before_flush: all zapped after release")
+    one_of_two("zap_before_flush", 1, "seed", "exactly one VMA's PTEs cleared")
 
     -- fault_before_pte: the page is found, the PTE not set; an invalidation meanwhile zaps nothing.
     local Z = assert(vm:spawn())
