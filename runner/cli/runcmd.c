@@ -50,6 +50,20 @@ static struct {
 static void start_next(void);
 static void report(job *j);
 
+/* A stop signal that comes after the loop closed its signal handles, while the reports are written: noted, not
+ * fatal. libuv gives the signal back its default action on closing, which would end the runner mid-report and
+ * lose the report that names a failed run's kept folder. */
+static volatile sig_atomic_t late_stop;
+static void on_late_stop(int sig) { late_stop = sig; }
+static void hold_late_stops(void) {
+  /* SA_RESTART: the report's open, which waits for a reader when the path is a FIFO, goes on. */
+  struct sigaction sa = {.sa_handler = on_late_stop, .sa_flags = SA_RESTART};
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+  sigaction(SIGHUP, &sa, NULL);
+}
+
 /* A UML kernel answers --version with its release alone ("6.1.192") and exits 0, in a few milliseconds; anything
  * else is no kernel to boot, and saying so once beats a CRASHED verdict per run. */
 static int kernel_release(const char *kernel, char *out, size_t size) {
@@ -175,6 +189,7 @@ static void start_next(void) {
     uv_close((uv_handle_t *)&g.sigint, NULL);
     uv_close((uv_handle_t *)&g.sigterm, NULL);
     uv_close((uv_handle_t *)&g.sighup, NULL);
+    hold_late_stops();
   }
 }
 
@@ -381,7 +396,9 @@ static int report_plan(umb_cli_args *a) {
                        umb_pack_id(a->bdir, packid, sizeof packid)};
   if (a->json && umb_out_json(a->json, g.plan.jobs, g.plan.njobs, &g.cfg, &g.jobs_ctl, &osh))
     fprintf(stderr, "umlbed: cannot write %s\n", a->json), bad = 1;
-  return g.interrupted ? 128 + g.interrupted : bad;
+  /* A stop that came after the last run still ends the runner with its status, the reports whole. */
+  int stop = g.interrupted ? g.interrupted : late_stop;
+  return stop ? 128 + stop : bad;
 }
 
 /* The run configuration from the options: the flags as given, the limits checked, the kernel and agent chosen,

@@ -140,6 +140,32 @@ sigint_cleanup "fake guest" "${F[@]}" --timeout "$(scaled 300)" "$SCEN/fake-hang
 signal_cleanup TERM "fake guest" "${F[@]}" --timeout "$(scaled 300)" "$SCEN/fake-hang.lua"
 signal_cleanup KILL "fake guest" "${F[@]}" --timeout "$(scaled 300)" "$SCEN/fake-hang.lua"
 
+# A stop signal after the last run ended, while the reports are written, is noted, not fatal: the JSON report comes
+# whole, naming the failed run's kept folder, and the exit status says the stop (the default action, which the
+# signal had once the loop closed, ended the runner mid-report). The report's path is a FIFO, so the runner waits
+# in its open until the test has sent the signal and opens the read end.
+late=$T/late.json
+mkfifo "$late"
+"$UMLBED" run "${F[@]}" --json "$late" "$SCEN/fake-fail.lua" >"$T/out" 2>"$T/err" &
+pid=$!
+# The event: the runner waits for a reader of the FIFO (a hang guard bounds the wait, no verdict reads a time).
+guard=$(scaled 60)
+for _ in $(seq $((guard * 20))); do
+  [ "$(cat "/proc/$pid/wchan" 2>/dev/null)" = wait_for_partner ] && break
+  sleep 0.05
+done
+check "a stop after the last run: the runner waits in the report's open (the probe)" \
+  [ "$(cat "/proc/$pid/wchan" 2>/dev/null)" = wait_for_partner ]
+kill -INT $pid
+timeout "$guard" cat "$late" >"$T/late.copy"
+{ wait $pid; } 2>/dev/null
+rc=$?
+check "... ends the runner with 130" [ "$rc" = 130 ]
+check "... and the report is whole: the failed run, with its kept folder" \
+  eval '[ "$(jq -r ".results[0].verdict" "$T/late.copy")" = FAILED ] && [ -d "$(jq -r ".results[0].kept" "$T/late.copy")" ]'
+[ "$rc" = 130 ] || diag "$T/err"
+rm -rf "$TMPDIR"/umlbed-*
+
 # Folders of runners that died without a reaper (or before one existed) go at the next run, unless kept on
 # purpose (a failed run's folder, --keep). A pid that has exited stands for the dead runner.
 sh -c 'exit 0' &
