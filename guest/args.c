@@ -61,6 +61,16 @@ int fail(struct req *r, int err, const char *fmt, const char *s) {
   return -err;
 }
 
+/* libc sets errno only for a return of -4095..-1; a store() or show() under test that returns garbage passes through
+ * the VFS as it is, and errno then still holds an earlier call's error, which must not be reported as this one's. */
+int io_fail(struct req *r, ssize_t n, const char *fmt, const char *s) {
+  if (n == -1) return fail(r, errno, fmt, s);
+  int len = snprintf(r->ctx, sizeof r->ctx, fmt, s);
+  if (len >= 0 && (size_t)len < sizeof r->ctx)
+    snprintf(r->ctx + len, sizeof r->ctx - (size_t)len, ": returned %zd, neither a count nor -1", n);
+  return -EPROTO;
+}
+
 int open_path(struct req *r, const char *path, int flags) {
   /* A created file is 0644: open(2) without a mode took whatever the stack held (0500 was seen), and its owner,
    * the unprivileged user a walled kernel writes as, then could not open it for writing. */

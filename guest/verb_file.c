@@ -39,8 +39,8 @@ int v_pread(struct req *r) {
   size_t got = 0;
   while (got < len) {
     ssize_t n = pread(fd, buf + got, len - got, off + (off_t)got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) e = fail(r, errno, "pread %s", path);
+    if (n == -1 && errno == EINTR) continue;
+    if (n < 0) e = io_fail(r, n, "pread %s", path);
     if (n <= 0) break;
     got += (size_t)n;
   }
@@ -67,9 +67,9 @@ int v_pwrite(struct req *r) {
   size_t done = 0, n = data.len;
   while (done < n) {
     ssize_t w = pwrite(fd, umb_bytes(&data) + done, n - done, off + (off_t)done);
-    if (w < 0 && errno == EINTR) continue;
+    if (w == -1 && errno == EINTR) continue;
     if (w <= 0) {
-      if (done == 0) e = fail(r, w < 0 ? errno : EIO, "pwrite %s", path);
+      if (done == 0) e = w < 0 ? io_fail(r, w, "pwrite %s", path) : fail(r, EIO, "pwrite %s", path);
       break;
     }
     done += (size_t)w;
@@ -134,10 +134,10 @@ int slurp(struct req *r, const char *path, size_t max, umb_buf *b) {
     if (want > 65536) want = 65536;
     if ((e = umb_buf_reserve(b, want))) break;
     ssize_t n = read(fd, b->data + b->len, want);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && errno == EAGAIN) break;
+    if (n == -1 && errno == EINTR) continue;
+    if (n == -1 && errno == EAGAIN) break;
     if (n < 0) {
-      e = fail(r, errno, "read %s", path);
+      e = io_fail(r, n, "read %s", path);
       break;
     }
     if (n == 0) break;
@@ -173,7 +173,7 @@ int writefile(struct req *r, const char *path, umb_field data) {
   if (fd >= 0) {
     ssize_t n = write(fd, bytes, len);
     if (n < 0)
-      e = fail(r, errno, "write %s", path);
+      e = io_fail(r, n, "write %s", path);
     else
       e = umb_buf_printf(r->out, " %zd", n);
     close(fd);

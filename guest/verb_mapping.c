@@ -106,9 +106,9 @@ static int read_pagemap(struct req *r, uintptr_t addr, uint64_t npages, uint64_t
   int e = 0;
   while (got < want) {
     ssize_t n = pread(fd, (char *)ent + got, want - got, (off_t)(first * 8 + got));
-    if (n < 0 && errno == EINTR) continue;
+    if (n == -1 && errno == EINTR) continue;
     if (n < 0) {
-      e = fail(r, errno, "%s", "read /proc/self/pagemap");
+      e = io_fail(r, n, "%s", "read /proc/self/pagemap");
       break;
     }
     if (n == 0) {

@@ -43,6 +43,8 @@ int arg_range(struct req *r, size_t i, uintptr_t *addr, uint64_t *len);
 int arg_rw(struct req *r, size_t i, bool *write);
 /* Sets the error message to fmt with s (what failed) and returns -err. */
 int fail(struct req *r, int err, const char *fmt, const char *s);
+/* The failure of a read or write that returned n < 0: errno when n is -1, else EPROTO naming n. */
+int io_fail(struct req *r, ssize_t n, const char *fmt, const char *s);
 /* Opens path close-on-exec without taking a controlling tty; a failure is "open PATH" with its errno. */
 int open_path(struct req *r, const char *path, int flags);
 

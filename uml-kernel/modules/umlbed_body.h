@@ -9,6 +9,7 @@
 #include <linux/err.h>
 #include <linux/fs.h>
 #include <linux/init.h>
+#include <linux/kstrtox.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -32,6 +33,30 @@ module_param(leak, uint, 0444);
 MODULE_PARM_DESC(leak, "Bytes to allocate and forget at load time (a leak for a leak detector to find)");
 
 static void *umlbed_leaked;
+
+/*
+ * A parameter whose write fails with minus the number written, any int, so
+ * that a test can see what user space makes of a store() that returns a
+ * value which is no errno: the VFS passes it on as it is.
+ */
+static int umlbed_store_ret_set(const char *val, const struct kernel_param *kp)
+{
+	int n;
+	int err = kstrtoint(val, 0, &n);
+
+	if (err)
+		return err;
+	if (n <= 0)
+		return -EINVAL;
+	return -n;
+}
+
+static const struct kernel_param_ops umlbed_store_ret_ops = {
+	.set = umlbed_store_ret_set,
+};
+
+module_param_cb(store_ret, &umlbed_store_ret_ops, NULL, 0200);
+MODULE_PARM_DESC(store_ret, "Write N (1 to INT_MAX): the write fails with -N, whether N is an errno or not");
 
 /*
  * A leak on purpose, so that a scenario shows its leak probe can see one
