@@ -402,7 +402,9 @@ else
 		"$mutate" run --only "$id" --scenario "$top/scenarios/rounding.lua" --out "$T/term" >"$T/term.out" 2>&1 &
 	pid=$!
 	# building: the mutant is in place, its original beside it, and its kbuild runs (bounded: a build takes seconds).
-	building() { [ -e "$file.umlbed-orig" ] && pgrep -f "O=$BUILD/mutate/" >/dev/null; }
+	# The kbuild is the run's own child, in a process group of its own: a neighbour's mutate build is not this one.
+	kb=
+	building() { [ -e "$file.umlbed-orig" ] && kb=$(pgrep -P "$pid" -f "O=$BUILD/mutate/"); }
 	for _ in $(seq 600); do building && break; sleep 0.1; done
 	check "the original waits beside the mutated file, and pgrep sees the build (the probes)" building
 	kill -TERM "$pid"
@@ -410,6 +412,6 @@ else
 	check "SIGTERM ends the run with 143" [ $? = 143 ]
 	check "... and puts the original back" cmp -s "$T/original" "$file"
 	check "... with no copy left beside it" [ ! -e "$file.umlbed-orig" ]
-	check "... and no build of the run still going" not pgrep -f "O=$BUILD/mutate/"
+	check "... and no build of the run still going" not pgrep -g "${kb:-0}"
 fi
 echo "1..$n"
