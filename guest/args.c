@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
 
 /* Apart from worker.c, whose dispatch table calls the verbs, so that the verbs never call back into their caller. */
 
@@ -62,12 +63,15 @@ int fail(struct req *r, int err, const char *fmt, const char *s) {
 }
 
 /* libc sets errno only for a return of -4095..-1; a store() or show() under test that returns garbage passes through
- * the VFS as it is, and errno then still holds an earlier call's error, which must not be reported as this one's. */
+ * the VFS as it is, and errno then still holds an earlier call's error, which must not be reported as this one's. The
+ * value goes at the end whatever the length of what failed. */
 int io_fail(struct req *r, ssize_t n, const char *fmt, const char *s) {
   if (n == -1) return fail(r, errno, fmt, s);
-  int len = snprintf(r->ctx, sizeof r->ctx, fmt, s);
-  if (len >= 0 && (size_t)len < sizeof r->ctx)
-    snprintf(r->ctx + len, sizeof r->ctx - (size_t)len, ": returned %zd, neither a count nor -1", n);
+  char tail[64];
+  int tn = snprintf(tail, sizeof tail, ": returned %zd, neither a count nor -1", n);
+  _Static_assert(sizeof r->ctx > sizeof tail, "the context holds the value's tail");
+  snprintf(r->ctx, sizeof r->ctx - (size_t)tn, fmt, s);
+  strcat(r->ctx, tail);
   return -EPROTO;
 }
 

@@ -21,7 +21,9 @@ int v_trigger(struct req *r) { return writefile(r, TRIGGER_PATH, r->arg[0]); }
 static int fail_nth_set(struct req *r, int fd, uint64_t n) {
   char num[24];
   int len = snprintf(num, sizeof num, "%llu", (unsigned long long)n);
-  if (write(fd, num, (size_t)len) != len) return fail(r, errno, "%s", "write " FAIL_NTH_PATH);
+  ssize_t w = write(fd, num, (size_t)len);
+  if (w < 0) return io_fail(r, w, "%s", "write " FAIL_NTH_PATH);
+  if (w != len) return fail(r, EIO, "%s", "write " FAIL_NTH_PATH ": short");
   return 0;
 }
 
@@ -61,7 +63,7 @@ int v_failwrite(struct req *r) {
   char left[24] = "";
   ssize_t got = pread(nfd, left, sizeof left - 1, 0);
   if (got < 0) {
-    e = fail(r, errno, "%s", "read " FAIL_NTH_PATH);
+    e = io_fail(r, got, "%s", "read " FAIL_NTH_PATH);
     /* Disarmed all the same; the read's error is the one the reply names. */
     ssize_t ignored = write(nfd, "0", 1);
     (void)ignored;

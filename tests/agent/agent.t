@@ -109,22 +109,29 @@ is($a->call(1, 'insmod', '/umlbed-agent')->{ename}, 'ENOEXEC', 'insmod of a file
 (my $modules = $kernel) =~ s{/obj/linux$}{/modules};
 SKIP: {
     # Only the project's kernels have the module next to them; for one of them, a missing module is a missing build.
-    skip "no test module for a kernel that is not the project's ($kernel)", 7 unless $kernel =~ m{/obj/linux$};
-    prereq_skip("no test module $modules/umlbed_gpl.ko (make modules)", 7) unless -f "$modules/umlbed_gpl.ko";
+    skip "no test module for a kernel that is not the project's ($kernel)", 10 unless $kernel =~ m{/obj/linux$};
+    prereq_skip("no test module $modules/umlbed_gpl.ko (make modules)", 10) unless -f "$modules/umlbed_gpl.ko";
     require File::Copy;
     File::Copy::copy("$modules/umlbed_gpl.ko", "$a->{root}/shared/umlbed_gpl.ko") or die "copy: $!";
     my $ins = $a->call(1, 'insmod', '/shared/umlbed_gpl.ko', pct('path=/shared/f offset=0 length=4096'));
     ok($ins && $ins->{ok}, 'insmod of the GPL test module with a parameter') or diag($ins->{line});
     like(unpct($a->call(1, 'readfile', '/proc/modules')->{fields}[0] // ''), qr/^umlbed_gpl /m, 'it is loaded');
     # A write whose store() returns a value that is no errno: libc then sets no errno, so the reply must not name
-    # the one an earlier failed write left behind (the first write here fails with a real EINVAL).
-    my $ret = '/sys/module/umlbed_gpl/parameters/store_ret';
+    # the one an earlier failed write left behind (the first write here fails with a real EINVAL). A read whose
+    # show() returns such a value, after that EINVAL too, is the same.
+    my $ret = '/sys/module/umlbed_gpl/parameters/io_ret';
     is($a->call(1, 'writefile', $ret, pct('0'))->{ename}, 'EINVAL', 'a store() returning -EINVAL: EINVAL');
     my $garbage = $a->call(1, 'writefile', $ret, pct('16843010'));
     is($garbage->{ename}, 'EPROTO', 'a store() returning -16843010: EPROTO, not the earlier errno')
         or diag($garbage->{line});
     like($garbage->{msg} // '', qr/returned -16843010\b/, 'the message names the value returned')
         or diag($garbage->{line});
+    is($a->call(1, 'writefile', $ret, pct('0'))->{ename}, 'EINVAL', 'another real EINVAL');
+    my $shown = $a->call(1, 'readfile', $ret);
+    is($shown->{ename}, 'EPROTO', 'a show() returning -16843010: EPROTO, not the earlier errno')
+        or diag($shown->{line});
+    like($shown->{msg} // '', qr/^read \Q$ret\E: returned -16843010\b/, 'the message names the file and the value')
+        or diag($shown->{line});
     ok($a->call(1, 'rmmod', 'umlbed_gpl')->{ok}, 'rmmod');
     is($a->call(1, 'rmmod', 'umlbed_gpl')->{ename}, 'ENOENT', 'a second rmmod: ENOENT');
 }

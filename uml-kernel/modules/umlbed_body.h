@@ -34,29 +34,44 @@ MODULE_PARM_DESC(leak, "Bytes to allocate and forget at load time (a leak for a 
 
 static void *umlbed_leaked;
 
+static int umlbed_io_ret;
+
 /*
- * A parameter whose write fails with minus the number written, any int, so
- * that a test can see what user space makes of a store() that returns a
- * value which is no errno: the VFS passes it on as it is.
+ * A parameter whose write fails with minus the number written, and whose
+ * later reads fail with it too: a store() and a show() that return a value
+ * which may be no errno, which the VFS passes on as it is.  The kernel's own
+ * restart codes (512 to 4095) are refused, as the syscall path would act on
+ * them, and so is a value given at load time, which load_module() would take
+ * for a string.
  */
-static int umlbed_store_ret_set(const char *val, const struct kernel_param *kp)
+static int umlbed_io_ret_set(const char *val, const struct kernel_param *kp)
 {
 	int n;
-	int err = kstrtoint(val, 0, &n);
+	int err;
 
+	if (THIS_MODULE->state != MODULE_STATE_LIVE)
+		return -EINVAL;
+	err = kstrtoint(val, 0, &n);
 	if (err)
 		return err;
-	if (n <= 0)
+	if (n <= 0 || (n >= ERESTARTSYS && n <= MAX_ERRNO))
 		return -EINVAL;
+	WRITE_ONCE(umlbed_io_ret, n);
 	return -n;
 }
 
-static const struct kernel_param_ops umlbed_store_ret_ops = {
-	.set = umlbed_store_ret_set,
+static int umlbed_io_ret_get(char *buffer, const struct kernel_param *kp)
+{
+	return -READ_ONCE(umlbed_io_ret);
+}
+
+static const struct kernel_param_ops umlbed_io_ret_ops = {
+	.set = umlbed_io_ret_set,
+	.get = umlbed_io_ret_get,
 };
 
-module_param_cb(store_ret, &umlbed_store_ret_ops, NULL, 0200);
-MODULE_PARM_DESC(store_ret, "Write N (1 to INT_MAX): the write fails with -N, whether N is an errno or not");
+module_param_cb(io_ret, &umlbed_io_ret_ops, NULL, 0600);
+MODULE_PARM_DESC(io_ret, "Write N (1 to 511, or 4096 to INT_MAX): the write fails with -N, and so do later reads");
 
 /*
  * A leak on purpose, so that a scenario shows its leak probe can see one
