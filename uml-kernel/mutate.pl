@@ -777,9 +777,37 @@ sub restore {
     put_back($mutated);
     undef $mutated;
 }
+# group_alive(PGID): whether a process of the group runs still (a zombie does not: it writes nothing, and whoever
+# inherited it reaps it when it will).
+sub group_alive {
+    my ($pg) = @_;
+    opendir(my $d, '/proc') or return 0;
+    for my $p (grep { /^\d+$/ } readdir $d) {
+        open(my $f, '<', "/proc/$p/stat") or next;
+        my $st = <$f> // next;
+        # "PID (COMM) STATE PPID PGRP ...": COMM may hold anything, so the fields start after its last ')'.
+        my ($state, $pgrp) = $st =~ /\)\s+(\S)\s+\d+\s+(\d+)[^)]*$/ or next;
+        return 1 if $pgrp == $pg && $state !~ /^[ZX]$/;
+    }
+    return 0;
+}
+
+# stop_group(PGID): TERM to a child's process group, the child reaped, and then every other member of the group
+# ended (KILL to those left after 10 s): a compiler of the group that wrote its object after the original was back
+# would leave an object newer than the source, and the mutant's code in every later build.
+sub stop_group {
+    my ($pg) = @_;
+    kill('TERM', -$pg);
+    waitpid($pg, 0);
+    my $deadline = time + 10;
+    while (group_alive($pg)) {
+        kill('KILL', -$pg) if time > $deadline;
+        select(undef, undef, undef, 0.01);
+    }
+}
 for my $sig (qw(INT TERM HUP)) {
     $SIG{$sig} = sub {
-        if (defined $child) { kill('TERM', -$child); waitpid($child, 0) }
+        stop_group($child) if defined $child;
         restore();
         print STDERR "\nmutate: stopped by SIG$sig; the tree is back as it was\n";
         exit($sig eq 'INT' ? 130 : $sig eq 'TERM' ? 143 : 129);

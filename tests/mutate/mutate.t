@@ -403,8 +403,12 @@ else
 	pid=$!
 	# building: the mutant is in place, its original beside it, and its kbuild runs (bounded: a build takes seconds).
 	# The kbuild is the run's own child, in a process group of its own: a neighbour's mutate build is not this one.
-	kb=
-	building() { [ -e "$file.umlbed-orig" ] && kb=$(pgrep -P "$pid" -f "O=$BUILD/mutate/"); }
+	# The probe sees that group live before the check below trusts its silence.
+	build_pg=
+	building() {
+		[ -e "$file.umlbed-orig" ] && build_pg=$(pgrep -P "$pid" -f "O=$BUILD/mutate/") &&
+			[[ $build_pg =~ ^[0-9]+$ ]] && pgrep -g "$build_pg" >/dev/null
+	}
 	for _ in $(seq 600); do building && break; sleep 0.1; done
 	check "the original waits beside the mutated file, and pgrep sees the build (the probes)" building
 	kill -TERM "$pid"
@@ -412,6 +416,8 @@ else
 	check "SIGTERM ends the run with 143" [ $? = 143 ]
 	check "... and puts the original back" cmp -s "$T/original" "$file"
 	check "... with no copy left beside it" [ ! -e "$file.umlbed-orig" ]
-	check "... and no build of the run still going" not pgrep -g "${kb:-0}"
+	# pgrep exits 1 for no match only; 2 or 3 is an error of the probe, not an empty group.
+	gone() { [[ $build_pg =~ ^[0-9]+$ ]] || return 1; pgrep -g "$build_pg" -r R,S,D,T,t,I >/dev/null; [ $? = 1 ]; }
+	check "... and no build of the run still going (its group has ended)" gone
 fi
 echo "1..$n"
