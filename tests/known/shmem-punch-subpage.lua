@@ -1,10 +1,11 @@
 -- shmem-punch-subpage.lua: a hole punched in a tmpfs file unmaps the pages wholly inside it and no other.
 --
 -- A known issue of the stock kernels (docs/known-issues.md), not of the series: shmem_fallocate() computes the
--- last byte to unmap as round_down(offset + len, PAGE_SIZE) - 1, which is -1 for a hole inside page 0, and compares
--- it with the first as u64, so unmap_mapping_range() gets a length of -4096 and unmaps page 1 to the end of the
--- file in every mapping. No data is lost (the pages stay in the file), but each mapper refaults them. This file is
--- not part of the suite: it FAILS on 6.1 and 6.12 today, and joins scenarios/ when a kernel of ours is fixed.
+-- last byte to unmap as round_down(offset + len, PAGE_SIZE) - 1, which is -1 for a hole that ends inside page 0,
+-- and compares it with the first as u64, so unmap_mapping_range() gets a length of -4096 (page 1 to the end of the
+-- file) or, for a hole at byte 0, of 0 (the whole file). No data is lost (the pages stay in the file), but each
+-- mapper refaults them. This file is not part of the suite: it FAILS on 6.1 and 6.12 today, and joins scenarios/
+-- when a kernel of ours is fixed.
 local NP = 4
 
 -- The model: the pages wholly inside [off, off + len) lose their PTE, every other page keeps it.
@@ -35,6 +36,7 @@ return {
       { ps, ps, "the whole of page 1" },
       { ps + 100, 200, "a hole inside page 1" },
       { 100, 200, "a hole inside page 0" },
+      { 0, 200, "a hole at the start of page 0" },
     }
     for _, c in ipairs(cases) do
       for i = 0, NP - 1 do assert(m:peek(i * ps, 1)) end
