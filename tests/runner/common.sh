@@ -183,33 +183,33 @@ awk -v s="$SCALE" 'BEGIN { exit !(s + 0 > 0) }' || { echo "Bail out! UMLBED_TIME
 scaled() { awk -v n="$1" -v s="$SCALE" 'BEGIN { x = n * s; printf "%d", x == int(x) ? x : int(x) + 1 }'; }
 # At least A seconds (the timer cannot fire early), and less than B (a hang guard, not a speed limit).
 within() { awk -v x="$1" -v a="$2" -v b="$3" 'BEGIN { exit !(x >= a && x < b) }'; }
+# A scenario says it reached a point (UMLBED_READY_FIFO) by opening a FIFO for reading, which a sandboxed run may
+# (it writes only in its own folder). ready_wait FIFO waits for that open: opening the FIFO for writing returns once
+# a reader has it open (the event, not a delay), and writes nothing, so the reader's close at once is no error.
+# False when no scenario opened it within the guard (default 120 s, scaled).
+ready_wait() { timeout "${2:-$(scaled 120)}" sh -c ': >"$0"' "$1"; }
 # A signal in the middle of a scenario: signal_cleanup SIG WHAT RUN-ARGS... starts the runner with
-# UMLBED_READY_FIFO set; the scenario writes a line to that FIFO once its guest is where the signal should hit (the
-# event, not a delay). Then it sends SIG to the runner and checks that no guest process and no folder is left,
-# having first seen, with the same probes, the guest running and its run folder there.
+# UMLBED_READY_FIFO set; the scenario opens that FIFO once its guest is where the signal should hit (ready_wait).
+# Then it sends SIG to the runner and checks that no guest process and no folder is left, having first seen, with
+# the same probes, the guest running and its run folder there.
 # INT, TERM and HUP are handled by the runner (exit 128 + the signal); KILL is not, and the runner's reaper must
 # clean up: the test waits for the reaper process to exit (the event) before it looks.
 signal_cleanup() {
   sig=$1
   what=$2
   shift 2
-  # Beneath TMPDIR: the scenario writes it, and a sandboxed run may write nowhere else.
-  fifo=$TMPDIR/ready.fifo
+  fifo=$T/ready.fifo
   rm -f "$fifo"
   mkfifo "$fifo"
-  # Held open read-write by the shell, the FIFO never blocks the scenario's open, and a read never sees EOF
-  # before the line: only the guard ends a wait for a scenario that never gets ready.
-  exec 5<>"$fifo"
-  UMLBED_READY_FIFO=$fifo "$UMLBED" run "$@" >"$T/out" 2>"$T/err" 5>&- &
+  UMLBED_READY_FIFO=$fifo "$UMLBED" run "$@" >"$T/out" 2>"$T/err" &
   pid=$!
   guard=$(scaled 120)
-  if timeout "$guard" head -n 1 <&5 >"$T/ready"; then
-    ok 0 "SIG$sig: the $what scenario got ready ($(cat "$T/ready"))"
+  if ready_wait "$fifo" "$guard"; then
+    ok 0 "SIG$sig: the $what scenario got ready"
   else
-    ok 1 "SIG$sig: the $what scenario got ready (no line on its FIFO within the ${guard}s guard)"
+    ok 1 "SIG$sig: the $what scenario got ready (it did not open its FIFO within the ${guard}s guard)"
     diag "$T/err"
   fi
-  exec 5>&-
   # The run folders' path in the guest's command line is what the test files' last check looks for.
   check "SIG$sig: $what was running" saw "umid=umlbed-$pid-" "cwd:$TMPDIR/umlbed-"
   check "SIG$sig: its run folder was there" run_folder $pid

@@ -198,15 +198,13 @@ rm -rf "$TMPDIR"/umlbed-*
 if [ "$(id -u)" = 0 ] && unshare --pid --fork --mount-proc true 2>/dev/null; then
   last=$(($(cat /proc/sys/kernel/pid_max) - 1000))
   while [ -e "/proc/$((last + 1))" ]; do last=$((last - 1)); done
-  fifo=$TMPDIR/ns-ready.fifo
+  fifo=$T/ns-ready.fifo
   mkfifo "$fifo"
-  exec 5<>"$fifo"
   # The shell forks the runner (it does not exec it), so the runner's PID in the namespace is last + 1.
   UMLBED_READY_FIFO=$fifo unshare --pid --fork --mount-proc sh -c 'echo "$0" >/proc/sys/kernel/ns_last_pid && "$@"; exit $?' \
-    "$last" "$UMLBED" run "${F[@]}" --timeout "$(scaled 300)" "$SCEN/fake-hang.lua" >"$T/ns-out" 2>"$T/ns-err" 5>&- &
+    "$last" "$UMLBED" run "${F[@]}" --timeout "$(scaled 300)" "$SCEN/fake-hang.lua" >"$T/ns-out" 2>"$T/ns-err" &
   nspid=$!
-  timeout "$(scaled 120)" head -n 1 <&5 >/dev/null
-  exec 5>&-
+  ready_wait "$fifo"
   check "PID namespace: the runner's folder is there, named after a PID dead here" \
     eval '[ -d "$(ls -d "$TMPDIR/umlbed-$((last + 1))-"* 2>/dev/null | head -n 1)" ] && [ ! -e "/proc/$((last + 1))" ]'
   run run "${F[@]}" "$SCEN/fake-ok.lua"
@@ -230,16 +228,14 @@ echo "id 0123456789abcdef" >"$T/fpack/umlbed-pack/MANIFEST"
 cp "$UMLBED" "$T/fpack/umlbed-pack/build/runner/umlbed"
 tar -C "$T/fpack" -czf "$T/fpack.tar.gz" umlbed-pack
 for sig in TERM HUP; do
-  fifo=$TMPDIR/pack-ready.fifo
+  fifo=$T/pack-ready.fifo
   rm -f "$fifo"
   mkfifo "$fifo"
-  exec 5<>"$fifo"
   rm -f "$T/r.json"
   UMLBED_READY_FIFO=$fifo "$UMLBED" run --pack "$T/fpack.tar.gz" "${F[@]}" --json "$T/r.json" --timeout "$(scaled 300)" \
-    "$SCEN/fake-hang.lua" >"$T/out" 2>"$T/err" 5>&- &
+    "$SCEN/fake-hang.lua" >"$T/out" 2>"$T/err" &
   pid=$!
-  timeout "$(scaled 120)" head -n 1 <&5 >/dev/null
-  exec 5>&-
+  ready_wait "$fifo"
   inner=$(child_of $pid "$T/tmp/umlbed-pack-")
   check "--pack SIG$sig: the pack's runner and its fake guest are running" \
     eval '[ -n "$inner" ] && saw "umid=umlbed-$inner-"'

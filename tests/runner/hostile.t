@@ -155,14 +155,12 @@ for f in gc-loop gc-close; do
 done
 
 # SIGINT while Lua loops without a timeout: the scenario says (on a FIFO) that its loop starts.
-fifo=$TMPDIR/ready.fifo
+fifo=$T/ready.fifo
 mkfifo "$fifo"
-exec 5<>"$fifo"
 rm -f "$T/r.json"
-UMLBED_READY_FIFO=$fifo "$UMLBED" run "${F[@]}" --json "$T/r.json" --timeout 0 "$SCEN/hostile-busy.lua" >"$T/out" 2>"$T/err" 5>&- &
+UMLBED_READY_FIFO=$fifo "$UMLBED" run "${F[@]}" --json "$T/r.json" --timeout 0 "$SCEN/hostile-busy.lua" >"$T/out" 2>"$T/err" &
 pid=$!
-if timeout "$GUARD" head -n 1 <&5 >"$T/ready"; then ready=0; else ready=1; fi
-exec 5>&-
+if ready_wait "$fifo" "$GUARD"; then ready=0; else ready=1; fi
 ok $ready "C: SIGINT: the busy loop started (the plan was printed before it)"
 # TAP streams: the plan is out while the run still loops. The TAP text so far is what is tested.
 check "C: SIGINT: the plan 1..1 was printed" grep -q '^1\.\.1$' "$T/out"
@@ -183,19 +181,17 @@ check "C: SIGINT: no run folder left" [ "$(leftover_dirs)" = 0 ]
 [ "$rc" = 130 ] || show
 clean
 
-# Code stuck where Lua cannot stop it: a C call that does not return (a backtracking string.find, io.read of a
-# silent standard input, io.open of a FIFO nobody writes) or a pcall loop where the deadline hook cannot yield (a
-# sort comparator, a gsub callback, a required module's top level). Each run is a process of its own, which the
-# runner kills a little after the deadline (or a signal), whatever that process is doing.
-STUCK=(find stdin fifo sort gsub require)
+# Code stuck where Lua cannot stop it: a C call that does not return (a backtracking string.find, io.open of a FIFO
+# nobody writes) or a pcall loop where the deadline hook cannot yield (a sort comparator, a gsub callback, a
+# required module's top level). Each run is a process of its own, which the runner kills a little after the
+# deadline (or a signal), whatever that process is doing.
+STUCK=(find fifo sort gsub require)
 nstuck=${#STUCK[@]}
-mkfifo "$T/nobody.fifo" "$T/stdin.fifo"
+mkfifo "$T/nobody.fifo"
 export HOSTILE_FIFO=$T/nobody.fifo
-# The runner's standard input: a FIFO that this shell holds open for writing and never writes to.
-exec 6<>"$T/stdin.fifo"
 start=$(date +%s.%N)
 rm -f "$T/r.json"
-timeout -k 5 "$GUARD" "$UMLBED" run "${F[@]}" -j "$nstuck" --json "$T/r.json" --timeout 1 "$SCEN/hostile-stuck.lua" <&6 \
+timeout -k 5 "$GUARD" "$UMLBED" run "${F[@]}" -j "$nstuck" --json "$T/r.json" --timeout 1 "$SCEN/hostile-stuck.lua" \
   >"$T/out" 2>"$T/err"
 rc=$?
 secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }')
@@ -208,14 +204,21 @@ check "C: ... each TIMEOUT says the run's process was killed" \
 check "C: ... exit status 1 (got $rc)" [ "$rc" = 1 ]
 [ "$rc" = 1 ] || show
 clean
-# The same without a timeout, stopped by SIGINT once every run says it is about to get stuck.
-exec 5<>"$fifo"
+# The same without a timeout, stopped by SIGINT once every run says it is about to get stuck: each opens a FIFO of
+# its own.
+for how in "${STUCK[@]}"; do mkfifo "$fifo.$how"; done
 rm -f "$T/r.json"
-UMLBED_READY_FIFO=$fifo "$UMLBED" run "${F[@]}" -j "$nstuck" --json "$T/r.json" --timeout 0 "$SCEN/hostile-stuck.lua" <&6 \
-  >"$T/out" 2>"$T/err" 5>&- &
+UMLBED_READY_FIFO=$fifo "$UMLBED" run "${F[@]}" -j "$nstuck" --json "$T/r.json" --timeout 0 "$SCEN/hostile-stuck.lua" \
+  >"$T/out" 2>"$T/err" &
 pid=$!
-if timeout "$GUARD" head -n "$nstuck" <&5 >"$T/ready"; then ready=0; else ready=1; fi
-ok $ready "C: SIGINT: all $nstuck stuck runs got ready ($(tr '\n' ' ' <"$T/ready"))"
+waits=()
+for how in "${STUCK[@]}"; do
+  ready_wait "$fifo.$how" "$GUARD" &
+  waits+=($!)
+done
+ready=0
+for w in "${waits[@]}"; do wait "$w" || ready=1; done
+ok $ready "C: SIGINT: all $nstuck stuck runs got ready"
 check "C: SIGINT: their run folders were there" run_folder $pid
 start=$(date +%s.%N)
 kill -INT $pid
@@ -228,7 +231,6 @@ check "C: SIGINT: exit status 130 (got $rc)" [ "$rc" = 130 ]
 check "C: SIGINT: every stuck run is an ERROR" [ "$(count ERROR '^hostile stuck ')" = "$nstuck" ]
 check "C: SIGINT: no run folder left" [ "$(leftover_dirs)" = 0 ]
 [ "$rc" = 130 ] || show
-exec 5>&-
 clean
 # umlbed list and run of a file whose top-level code loops in pcall: refused at the load deadline.
 printf '%s\n' '-- hostile-load-pcall.lua: the file'"'"'s own code loops in pcall, where the deadline'"'"'s error is caught.' \
@@ -257,12 +259,11 @@ clean
 # opens the FIFO once the deadline has certainly passed: 1.5 s after the scenario said it reads, which is after the
 # run started (the deadline counts from there). UMLBED_TIMEOUT_SCALE=30 stretches the runner's kill margin far
 # beyond that, so the call returns before any kill; --timeout itself is not scaled.
-exec 5<>"$fifo"
 rm -f "$T/r.json"
 UMLBED_TIMEOUT_SCALE=30 UMLBED_READY_FIFO=$fifo "$UMLBED" run "${F[@]}" --json "$T/r.json" --timeout 1 \
-  "$SCEN/hostile-overrun.lua" >"$T/out" 2>"$T/err" 5>&- &
+  "$SCEN/hostile-overrun.lua" >"$T/out" 2>"$T/err" &
 pid=$!
-if timeout "$GUARD" head -n 1 <&5 >"$T/ready"; then ready=0; else ready=1; fi
+if ready_wait "$fifo" "$GUARD"; then ready=0; else ready=1; fi
 ok $ready "C: overrun: the scenario reads its FIFO"
 sleep 1.5
 echo data >"$HOSTILE_FIFO"
@@ -273,8 +274,6 @@ check "C: overrun: a call that returned after the deadline is a TIMEOUT" verdict
 check "C: ... saying the code returned only after its timeout" \
   diag_has "hostile overrun" 'returned only after its timeout of 1.0 s'
 [ "$rc" = 1 ] || show
-exec 5>&-
-exec 6>&-
 clean
 
 # ---- D. Reports stay valid on any bytes: invalid UTF-8 is U+00NN; in XML, control bytes are the text \xNN. ----
@@ -614,12 +613,12 @@ check "[UML] ... and the excerpt shows the panic line, not only the flood" \
 diag_has "console flood then a crash" 'Kernel panic - not syncing' || show
 clean
 
-# ---- G. [UML] Guest containment: a static helper (hostile/helper.c) the scenario moves into /shared. ----
+# ---- G. [UML] Guest containment: a static helper (hostile/helper.c) the scenario installs in /shared. ----
 if ! gcc -static -O2 -Wall -o "$T/helper.bin" "$SRC/tests/runner/hostile/helper.c" 2>"$T/cc.err"; then
   prereq_skip "[UML] containment: cannot build a static helper: $(head -n 1 "$T/cc.err")"
 else
-  # The scenario moves the helper into its shared folder (a rename keeps the mode): a fresh copy per run, beneath
-  # TMPDIR, where a sandboxed run may rename.
+  # The scenario installs the helper in its shared folder (vm:install: a copy, mode 0555); a sandboxed run may read
+  # it anywhere, and write only in its own folder.
   export HOSTILE_HELPER=$TMPDIR/helper
   cp "$T/helper.bin" "$HOSTILE_HELPER"
   grun run "${K[@]}" "$SCEN/hostile-uml-mount.lua"

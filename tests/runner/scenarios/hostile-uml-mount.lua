@@ -1,9 +1,9 @@
--- hostile-uml-mount.lua: a guest program that mounts hostfs "/" sees the run folder, not the host's root (HOSTILE_HELPER: the helper to move in).
+-- hostile-uml-mount.lua: a guest program that mounts hostfs "/" sees the run folder, not the host's root (HOSTILE_HELPER: the helper to install).
 return {
   name = "hostile hostfs mount",
   run = function(t)
     local vm = assert(t:vm())
-    assert(os.rename(assert(os.getenv("HOSTILE_HELPER")), vm.shared .. "/helper"))
+    assert(vm:install(assert(os.getenv("HOSTILE_HELPER")), "/shared/helper"))
     local status, out = assert(vm:exec("/shared/helper", "mount"))
     t:note(out)
     t:eq("exit:0", status, "the helper ran")

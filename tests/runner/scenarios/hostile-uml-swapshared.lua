@@ -3,7 +3,7 @@ return {
   name = "hostile shared folder swapped for a link",
   run = function(t)
     local vm = assert(t:vm())
-    assert(os.rename(assert(os.getenv("HOSTILE_HELPER")), vm.shared .. "/helper"))
+    assert(vm:install(assert(os.getenv("HOSTILE_HELPER")), "/shared/helper"))
     local status, out = assert(vm:exec("/shared/helper", "swapshared", assert(os.getenv("HOSTILE_VICTIM_DIR"))))
     t:eq("exit:0", status, "the guest swapped /shared (" .. out .. ")")
     local f, err = vm:file("victim")

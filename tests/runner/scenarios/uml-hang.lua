@@ -12,12 +12,9 @@ return {
     local started = assert(ctl:wait(1))
     assert(started == 1, "the guest's loop ended before its first pass")
     -- The loop is running now: tell a waiting test (sigint_cleanup in common.sh), an event instead of a delay.
+    -- Tells a waiting test that the guest's loop runs: its write to the FIFO returns once this open happened.
     local fifo = os.getenv("UMLBED_READY_FIFO")
-    if fifo then
-      local w = assert(io.open(fifo, "w"))
-      assert(w:write("the guest's loop is running\n"))
-      w:close()
-    end
+    if fifo then assert(io.open(fifo, "r")):close() end
     loop:wait()
   end,
 }
