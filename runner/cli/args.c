@@ -114,6 +114,13 @@ static const opt_def opt_defs[] = {
 #undef FLAG
 #define NOPTS (sizeof opt_defs / sizeof opt_defs[0])
 
+int umb_cli_takes_value(const char *arg) {
+  if (strncmp(arg, "--", 2) || strchr(arg, '=')) return 0;
+  for (size_t i = 0; i < NOPTS; i++)
+    if (!strcmp(arg + 2, opt_defs[i].name)) return opt_defs[i].has_arg == 1;
+  return 0;
+}
+
 int umb_cli_parse(int argc, char **argv, umb_cli_args *a) {
   struct option lo[NOPTS + 2];
   for (size_t i = 0; i < NOPTS; i++) lo[i] = (struct option){opt_defs[i].name, opt_defs[i].has_arg, 0, 256 + (int)i};

@@ -39,6 +39,8 @@ typedef struct umb_cli_args {
 /* Reads argv (from argv[2]) into a, whose params must already hold an empty NULL-terminated list: 0, 1 after
  * --help (printed), -1 after a message. */
 int umb_cli_parse(int argc, char **argv, umb_cli_args *a);
+/* Whether arg is an option of run, list or fuzz whose value is the next argument (--kernel PATH, say). */
+int umb_cli_takes_value(const char *arg);
 /* Timeouts, memory, the extra command line, jobs and shard from the options and the environment, into cfg, hcfg,
  * shard and jobs: 0, or -1 after a message. */
 int umb_cli_limits(umb_cli_args *a, umb_config *cfg, umb_host_config *hcfg, umb_shard *shard, umb_jobs *jobs);

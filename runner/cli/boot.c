@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "kns.h"
 #include "umlbed.h"
 #include "wall.h"
 
@@ -22,58 +23,62 @@ static const char *boot_usage =
     "--kernel must be a UML kernel, --root and --dir folders, --umid one name (letters, digits, '.', '_', '-'),\n"
     "--cmdline only the options umlbed run --cmdline takes (umlbed(1)).\n";
 
-int umb_boot_main(int argc, char **argv) {
+/* The options into o (and print); 0, 1 after --help, or 2 after a usage message. */
+static int boot_options(int argc, char **argv, umb_vm_options *o, int *print) {
   static const struct option opts[] = {{"root", 1, 0, 'r'},  {"dir", 1, 0, 'd'},         {"kernel", 1, 0, 'k'},
                                        {"mem", 1, 0, 'm'},   {"cmdline", 1, 0, 'c'},     {"umid", 1, 0, 'u'},
                                        {"print", 0, 0, 'p'}, {"time-travel", 0, 0, 't'}, {"help", 0, 0, 'h'},
                                        {0, 0, 0, 0}};
-  umb_vm_options o = {.kernel = getenv("UMLBED_KERNEL"), .mem = "64M", .umid = "umlbed-boot", .cpu = -1};
-  int print = 0;
-  char root[PATH_MAX], dir[PATH_MAX];
   optind = 2;
   for (int c; (c = getopt_long(argc, argv, "h", opts, NULL)) != -1;) {
     switch (c) {
       case 'r':
-        o.root = optarg;
+        o->root = optarg;
         break;
       case 'd':
-        o.dir = optarg;
+        o->dir = optarg;
         break;
       case 'k':
-        o.kernel = optarg;
+        o->kernel = optarg;
         break;
       case 'm':
-        o.mem = optarg;
+        o->mem = optarg;
         break;
       case 'c':
-        o.cmdline = optarg;
+        o->cmdline = optarg;
         break;
       case 'u':
-        o.umid = optarg;
+        o->umid = optarg;
         break;
       case 'p':
-        print = 1;
+        *print = 1;
         break;
       case 't':
-        o.time_travel = 1;
+        o->time_travel = 1;
         break;
       case 'h':
         fputs(boot_usage, stdout);
-        return 0;
+        return 1;
       default:
         fputs(boot_usage, stderr);
         return 2;
     }
   }
-  if (optind != argc || o.root == NULL || o.dir == NULL || o.kernel == NULL) {
+  if (optind != argc || o->root == NULL || o->dir == NULL || o->kernel == NULL) {
     fputs(boot_usage, stderr);
     return 2;
   }
+  return 0;
+}
+
+/* What the options name is what it should be: a UML kernel, two folders (made absolute in root and dir), a plain
+ * umid, a memory size and a command line of the allow-list. 0, or 2 after a message. */
+static int boot_check(umb_vm_options *o, char *root, char *dir) {
   /* What this process execs must be a UML kernel: anything else would run with the jail's arguments for nothing,
    * or run something else entirely. */
-  int krc = umb_uml_kernel_check(o.kernel);
+  int krc = umb_uml_kernel_check(o->kernel);
   if (krc) {
-    fprintf(stderr, "umlbed boot: --kernel %s: %s\n", o.kernel,
+    fprintf(stderr, "umlbed boot: --kernel %s: %s\n", o->kernel,
             krc == -ENOEXEC  ? "not a UML kernel (an ELF file without UML's .uml.setup.init section)"
             : krc == -EINVAL ? "not a regular file"
             : krc == -EACCES ? "not executable"
@@ -81,8 +86,7 @@ int umb_boot_main(int argc, char **argv) {
     return 2;
   }
   /* The jail and the instance's folder are absolute folders, as the runner's are. */
-  const char *names[] = {"--root", "--dir"};
-  const char *given[] = {o.root, o.dir};
+  const char *names[] = {"--root", "--dir"}, *given[] = {o->root, o->dir};
   char *out[] = {root, dir};
   for (int i = 0; i < 2; i++) {
     struct stat st;
@@ -95,33 +99,44 @@ int umb_boot_main(int argc, char **argv) {
       return 2;
     }
   }
-  o.root = root;
-  o.dir = dir;
-  if (umb_umid_check(o.umid)) {
+  o->root = root;
+  o->dir = dir;
+  char why[512];
+  if (umb_umid_check(o->umid))
     fprintf(stderr,
             "umlbed boot: --umid wants one name of 1 to %d letters, digits, '.', '_' or '-', not starting with '.' "
             "and without '..' (got '%s')\n",
-            UMB_UMID_MAX, o.umid);
-    return 2;
-  }
-  if (umb_mem_check(o.mem)) {
-    fprintf(stderr, "umlbed boot: --mem wants a size from 32M to 64G (got '%s')\n", o.mem);
-    return 2;
-  }
-  char why[512];
-  if (umb_cmdline_check(o.cmdline, why, sizeof why)) {
+            UMB_UMID_MAX, o->umid);
+  else if (umb_mem_check(o->mem))
+    fprintf(stderr, "umlbed boot: --mem wants a size from 32M to 64G (got '%s')\n", o->mem);
+  else if (umb_cmdline_check(o->cmdline, why, sizeof why))
     fprintf(stderr, "umlbed boot: --cmdline: %s\n", why);
-    return 2;
-  }
-  /* The memory file's tmpfs, this kernel's alone and as large as its memory (64 MiB over, for the rest). */
-  if (!print) {
-    unsigned long long mem = 0;
-    umb_mem_bytes(o.mem, &mem);
-    /* A mem= on the command line may ask for more: then the tmpfs has its default size. */
-    umb_wall_private_shm(o.cmdline && strstr(o.cmdline, "mem=") ? 0 : mem + (64ull << 20));
-  }
+  else
+    return 0;
+  return 2;
+}
+
+/* The namespaces of a run (wall.h), and the host read-only but the two folders (kns.h), with a /dev/shm as large as
+ * the kernel's memory (64 MiB over, for the rest; a mem= on the command line may ask for more: then the tmpfs has
+ * its default size). A host that allows no namespace boots the kernel in the host's, as before. */
+static void boot_namespaces(const umb_vm_options *o) {
+  unsigned long long mem = 0;
+  umb_mem_bytes(o->mem, &mem);
+  const char *rw[] = {o->root, o->dir};
+  if (umb_wall_private_ns(0) == 0)
+    umb_kns_view(rw, 2, o->cmdline && strstr(o->cmdline, "mem=") ? UMB_KNS_SHM_DEFAULT : mem + (64ull << 20));
+}
+
+int umb_boot_main(int argc, char **argv) {
+  umb_vm_options o = {.kernel = getenv("UMLBED_KERNEL"), .mem = "64M", .umid = "umlbed-boot", .cpu = -1};
+  int print = 0;
+  char root[PATH_MAX], dir[PATH_MAX];
+  int rc = boot_options(argc, argv, &o, &print);
+  if (rc) return rc == 1 ? 0 : rc;
+  if ((rc = boot_check(&o, root, dir))) return rc;
+  if (!print) boot_namespaces(&o);
   umb_vm_command cmd;
-  int rc = umb_vm_command_make(&o, !print, &cmd);
+  rc = umb_vm_command_make(&o, !print, &cmd);
   if (rc) {
     fprintf(stderr, "umlbed boot: %s\n", strerror(-rc));
     return 2;

@@ -20,7 +20,9 @@ static void forward(int sig) {
   errno = saved;
 }
 
-int umb_child_run(char **argv) {
+int umb_child_run(char **argv) { return umb_child_run_fd(-1, argv); }
+
+int umb_child_run_fd(int exec_fd, char **argv) {
   struct sigaction fw = {.sa_handler = forward, .sa_flags = SA_RESTART}, old[NFORWARDED];
   sigemptyset(&fw.sa_mask);
   sigset_t block, prev;
@@ -33,7 +35,11 @@ int umb_child_run(char **argv) {
   if (pid == 0) {
     for (size_t i = 0; i < NFORWARDED; i++) sigaction(forwarded[i], &old[i], NULL);
     sigprocmask(SIG_SETMASK, &prev, NULL);
-    execvp(argv[0], argv);
+    extern char **environ;
+    if (exec_fd >= 0)
+      fexecve(exec_fd, argv, environ);
+    else
+      execvp(argv[0], argv);
     fprintf(stderr, "umlbed: %s: %s\n", argv[0], strerror(errno));
     _exit(127);
   }

@@ -7,5 +7,7 @@
  * the runner takes the first). Returns its exit status, 128 + a signal that killed it, 127 when it could not be
  * run, 2 when it could not be started. */
 int umb_child_run(char **argv);
+/* The same, executing the program open as exec_fd (argv[0] is only its name). */
+int umb_child_run_fd(int exec_fd, char **argv);
 
 #endif

@@ -33,9 +33,10 @@ static const umb_command commands[] = {
      "mutate list|run|report [--gen GEN] [--all] [--diff REV] [--shard K/N] ...   (docs/mutate.md)"},
     {"kbuild", umb_kbuild_main,
      "kbuild [--variant NAME] [--generation GEN] [KEY]   (how to build a module against a kernel)"},
-    /* The runner's own: a spawn through the wall (wall.h) and a run process (runchild.h). */
+    /* The runner's own: a spawn through the wall (wall.h), a run process and a describing process (runchild.h). */
     {"__wall", umb_wall_main, NULL},
     {"__run", umb_runchild_main, NULL},
+    {"__describe", umb_describe_main, NULL},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
@@ -131,6 +132,10 @@ static int wants_pack(int argc, char **argv) {
 }
 
 int umb_command_main(int argc, char **argv) {
+  /* What the runner starts of its own is executed through this descriptor (wall.h), opened before anything else:
+   * a pack's runner replaced on disk by a run is never what runs next. The runner's own processes (__run, ...)
+   * close what they inherited first, and open it then. */
+  if (argc >= 2 && strncmp(argv[1], "__", 2)) umb_wall_self_open();
   if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
     umb_usage(argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;

@@ -1,42 +1,24 @@
-/* describe.c: a scenario file's runs, listed by a forked process that the runner can kill at the load deadline. */
+/* describe.c: a scenario file's runs, listed by a walled process (umlbed __describe) the runner kills at the load deadline. */
 #include "describe.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "runchild.h"
+#include "runlink.h"
 #include "runproc.h"
-#include "runrec.h"
 #include "scenario.h"
-
-/* In the forked process: describe, send the record (name, combo..., or err), exit. */
-static void __attribute__((noreturn)) describe_child(int fd, const char *file, const umb_host_config *cfg) {
-  char *name, **combos, *err;
-  int n;
-  umb_buf b = {0};
-  int rc = umb_scen_describe(file, cfg, &name, &combos, &n, &err);
-  if (rc) {
-    umb_rec_str(&b, "desc", "err", err ? err : "cannot load the scenario");
-  } else {
-    umb_rec_str(&b, "desc", "name", name);
-    for (int i = 0; i < n; i++) umb_rec_str(&b, "desc", "combo", combos[i]);
-  }
-  umb_buf_puts(&b, "desc end -\n");
-  for (size_t off = 0; b.data && off < b.len;) {
-    ssize_t w = write(fd, b.data + off, b.len - off);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) break;
-    off += (size_t)w;
-  }
-  _exit(0);
-}
+#include "wall.h"
 
 typedef struct desc {
   char *name, *err;
@@ -44,22 +26,22 @@ typedef struct desc {
   int n, ended;
 } desc;
 
+/* One line of the describing process's record, read through the link's table. */
 static int on_desc_line(void *arg, char *line, size_t len, int toolong) {
   desc *d = arg;
-  char *k, *v;
-  size_t vn;
-  if (toolong || umb_rec_parse(line, len, "desc", &k, &v, &vn)) return -EINVAL;
-  if (!strcmp(k, "end")) {
+  umb_link_msg m;
+  if (toolong || umb_link_parse(line, len, UMB_LINK_DESC, &m) || d->ended) return -EINVAL;
+  if (m.key == UMB_LK_DESC_end) {
     d->ended = 1;
-  } else if (!strcmp(k, "name") && d->name == NULL) {
-    d->name = strdup(v);
-  } else if (!strcmp(k, "err") && d->err == NULL) {
-    d->err = strdup(v);
-  } else if (!strcmp(k, "combo")) {
+  } else if (m.key == UMB_LK_DESC_name && d->name == NULL) {
+    d->name = strdup(m.val);
+  } else if (m.key == UMB_LK_DESC_err && d->err == NULL) {
+    d->err = strdup(m.val);
+  } else if (m.key == UMB_LK_DESC_combo) {
     char **c = realloc(d->combos, sizeof(char *) * (size_t)(d->n + 1));
     if (c == NULL) return -ENOMEM;
     d->combos = c;
-    if ((c[d->n] = strdup(v)) == NULL) return -ENOMEM;
+    if ((c[d->n] = strdup(m.val)) == NULL) return -ENOMEM;
     d->n++;
   } else {
     return -EINVAL;
@@ -77,6 +59,35 @@ static double now_s(void) {
   return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
+/* Starts umlbed __describe with the runner's stderr and the link as descriptor 3, nothing else (its input and
+ * output are /dev/null: not the runner's TAP stream), and sends it its configuration. */
+static int spawn_describer(const int link[2], const umb_host_config *hc, const char *file, pid_t *pid) {
+  const char *exe = umb_wall_self();
+  if (exe == NULL) return -ENOENT;
+  char runner[24];
+  snprintf(runner, sizeof runner, "%d", (int)getpid());
+  char *args[] = {(char *)exe, "__describe", runner, NULL};
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_adddup2(&fa, link[1], UMB_RUN_LINK_FD);
+  extern char **environ;
+  int rc = posix_spawn(pid, exe, &fa, NULL, args, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc) return -rc;
+  umb_buf b = {0};
+  rc = umb_runproc_config(&b, hc, file, NULL, 0, NULL);
+  for (size_t off = 0; rc == 0 && off < b.len;) {
+    ssize_t w = write(link[0], b.data + off, b.len - off);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) break;
+    off += (size_t)w;
+  }
+  umb_buf_free(&b);
+  return 0;
+}
+
 int umb_describe_isolated(const char *file, const umb_host_config *hc, char **name, char ***combos, int *ncombos,
                           char **err) {
   const umb_config *cfg = hc->core;
@@ -85,20 +96,13 @@ int umb_describe_isolated(const char *file, const umb_host_config *hc, char **na
   *ncombos = 0;
   *err = NULL;
   int p[2];
-  if (pipe2(p, O_CLOEXEC)) return -errno;
-  pid_t runner = getpid();
-  pid_t pid = fork();
-  if (pid < 0) {
-    int e = -errno;
+  pid_t pid;
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, p)) return -errno;
+  int rc = spawn_describer(p, hc, file, &pid);
+  if (rc) {
     close(p[0]);
     close(p[1]);
-    return e;
-  }
-  if (pid == 0) {
-    close(p[0]);
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != runner) _exit(1);
-    describe_child(p[1], file, hc);
+    return rc;
   }
   close(p[1]);
   double scale = cfg->timeout_scale > 0 ? cfg->timeout_scale : 1;

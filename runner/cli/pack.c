@@ -1,10 +1,12 @@
 /* pack.c: running from a pack: unpack, check the manifest and the runtime libraries, run the pack's own runner. */
 #include "pack.h"
+#include "args.h"
 #include "child.h"
 #include "reaper.h"
 #include "path.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,7 +60,7 @@ int umb_pack_main(int argc, char **argv) {
   const char *pack = NULL;
   char **args = calloc((size_t)argc + 4, sizeof *args);
   char dir[4096] = "", tmp[4096] = "", runner[4200], scen[4200], manifest[4200];
-  int tmp_lock = -1;
+  int tmp_lock = -1, runner_fd = -1;
   int k = 0, status = 2, files = 0;
   if (args == NULL) return 2;
   args[k++] = runner;
@@ -72,11 +74,10 @@ int umb_pack_main(int argc, char **argv) {
       continue;
     }
     args[k++] = argv[i];
-    /* An argument that is a file or folder on disk is a scenario argument: no default folder then. */
+    /* An argument that is a file or folder on disk is a scenario argument: no default folder then. An option's
+     * value is none (--kernel PATH). */
     struct stat st;
-    if (i >= 2 && argv[i][0] != '-' && stat(argv[i], &st) == 0 && strcmp(argv[i - 1], "--durations") &&
-        strcmp(argv[i - 1], "--json") && strcmp(argv[i - 1], "--junit"))
-      files++;
+    if (i >= 2 && argv[i][0] != '-' && stat(argv[i], &st) == 0 && !umb_cli_takes_value(argv[i - 1])) files++;
   }
   struct stat st;
   if (pack == NULL || stat(pack, &st)) {
@@ -120,8 +121,17 @@ int umb_pack_main(int argc, char **argv) {
   if (missing_libraries(runner)) goto out;
   if (!files && k > 1 && (!strcmp(args[1], "run") || !strcmp(args[1], "list"))) args[k++] = scen;
   args[k] = NULL;
-  status = umb_child_run(args);
+  /* Opened before anything of a scenario runs, and executed through that descriptor: the pack's runner is what was
+   * unpacked, whatever replaced the file since. The runs it starts may write in their own folders only, not in the
+   * unpacked pack beside them (runchild.c), and it starts its own processes through its own descriptor (wall.h). */
+  runner_fd = open(runner, O_RDONLY | O_CLOEXEC);
+  if (runner_fd < 0) {
+    fprintf(stderr, "umlbed: --pack %s: %s: %s\n", pack, runner, strerror(errno));
+    goto out;
+  }
+  status = umb_child_run_fd(runner_fd, args);
 out:
+  if (runner_fd >= 0) close(runner_fd);
   if (tmp[0]) umb_rm_tree(tmp);
   if (tmp_lock >= 0) close(tmp_lock);
   free(args);

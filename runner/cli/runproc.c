@@ -16,8 +16,8 @@
 #include "runlink.h"
 #include "reaper.h"
 #include "runchild.h"
-#include "runrec.h"
 #include "path.h"
+#include "wall.h"
 
 /* How often and how long the groups of a killed run process are watched until they are gone. */
 #define GONE_POLL_MS 10
@@ -40,19 +40,23 @@ struct umb_runproc {
   int nhandles;
   umb_lines lines;
   char rbuf[65536];
-  /* What the run process registered and has not released: its instances' groups, its folders, its CPUs. */
+  /* The run's folder, made and locked by the runner before the run process starts (dirfd holds the lock): the run
+   * process works in it, and the runner removes or keeps it through dirfd once that process is gone. */
+  char dir[PATH_MAX];
+  int dirfd;
+  int keep; /* The folder is to be kept (decided at the end, on the loop). */
+  uv_work_t sweep;
+  /* What the run process registered and has not released: its instances' groups, its CPUs. */
   int *groups;
   int ngroups;
-  char **dirs;
-  int ndirs;
   int *cpus;
   int ncpus;
   int exited, eof, result_done, finishing, stopping, ending;
   end_why killed;
   int64_t exit_status;
   int term_signal;
-  char verdict_seen[16]; /* The verdict a "finishing" line named. */
-  double timeout_s;      /* The last bound the run process gave (0: none). */
+  int verdict_seen; /* A "finishing" line named the run's verdict (j->verdict). */
+  double timeout_s; /* The last bound the run process gave (0: none). */
   uint64_t t_start, gone_started;
   char bad[160]; /* The first line the run process sent that is not the link's; reported if the run goes wrong. */
 };
@@ -119,7 +123,7 @@ static void settle(umb_runproc *p) {
     snprintf(msg, sizeof msg,
              "the run's verdict was %s, but its process did not end within %.1f s of it (a finalizer or clean-up "
              "that never returned); the runner killed the process",
-             p->verdict_seen, UMB_RUNPROC_FINISH_S * scale(p));
+             umb_verdict_name(j->verdict), UMB_RUNPROC_FINISH_S * scale(p));
   } else if (p->stopping) {
     v = UMB_ERROR;
     snprintf(msg, sizeof msg, "interrupted by a signal%s",
@@ -150,32 +154,47 @@ static void settle(umb_runproc *p) {
   add_diag(j, msg);
 }
 
-/* The folders the run's process did not release: whatever runs in them is killed; a failed run's is kept. */
-static void sweep_dirs(umb_runproc *p) {
-  int keep = p->cfg->keep || (!p->stopping && p->j->verdict >= UMB_FAILED);
-  for (int i = 0; i < p->ndirs; i++) {
-    umb_sweep_dir(p->dirs[i], getpgrp());
-    if (keep) {
-      char mark[PATH_MAX];
-      int fd = umb_path(mark, sizeof mark, "%s/%s", p->dirs[i], UMB_KEPT_MARK)
-                   ? -1
-                   : open(mark, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-      if (fd >= 0) close(fd);
-      if (p->j->dir == NULL) set_str(&p->j->dir, p->dirs[i]);
-    } else {
-      umb_rm_tree(p->dirs[i]);
-    }
-    umb_reaper_del_dir(p->dirs[i]);
+/* Off the loop: whatever still works in the run's folder is killed, then the folder is kept (marked) or emptied
+ * and removed, all through its descriptor: nothing the run wrote there is followed or opened. */
+static void sweep_work(uv_work_t *w) {
+  umb_runproc *p = w->data;
+  umb_sweep_dir(p->dir, getpgrp());
+  if (p->keep) {
+    umb_mark_kept(p->dirfd);
+  } else {
+    umb_rm_inside(p->dirfd);
+    umb_rm_tree(p->dir);
   }
 }
 
-static void end_now(umb_runproc *p) {
-  settle(p);
-  sweep_dirs(p);
+static void after_sweep(uv_work_t *w, int status) {
+  umb_runproc *p = w->data;
+  (void)status;
+  if (p->dirfd >= 0) {
+    umb_reaper_del_dir(p->dir);
+    close(p->dirfd);
+    p->dirfd = -1;
+  }
   for (int i = 0; i < p->ngroups; i++) umb_reaper_del_group(p->groups[i]);
   for (int i = 0; i < p->ncpus; i++) umb_cpu_put_local(p->cpus[i]);
   p->ncpus = 0;
   close_all(p);
+}
+
+static void end_now(umb_runproc *p) {
+  settle(p);
+  if (p->dirfd < 0) {
+    after_sweep(&p->sweep, 0);
+    return;
+  }
+  /* A failed run's folder is kept, as is every one with --keep; a stopped run's goes. */
+  p->keep = p->cfg->keep || (!p->stopping && p->j->verdict >= UMB_FAILED);
+  if (p->keep && p->j->dir == NULL) set_str(&p->j->dir, p->dir);
+  p->sweep.data = p;
+  if (uv_queue_work(p->loop, &p->sweep, sweep_work, after_sweep)) {
+    sweep_work(&p->sweep);
+    after_sweep(&p->sweep, 0);
+  }
 }
 
 static int group_alive(int pgid) {
@@ -204,9 +223,10 @@ static void maybe_end(umb_runproc *p) {
     end_now(p);
     return;
   }
-  /* A group whose leader is gone or left the run's folders may belong to someone else by now. */
+  /* A group whose leader is gone or left the run's folder may belong to someone else by now. */
+  const char *dirs[] = {p->dir};
   for (int i = 0; i < p->ngroups; i++)
-    if (umb_reaper_group_in(p->groups[i], (const char *const *)p->dirs, p->ndirs)) kill(-p->groups[i], SIGKILL);
+    if (umb_reaper_group_in(p->groups[i], dirs, 1)) kill(-p->groups[i], SIGKILL);
   p->gone_started = uv_now(p->loop);
   uv_timer_start(&p->gone, on_gone, 0, GONE_POLL_MS);
 }
@@ -249,102 +269,116 @@ static void del_int(int *a, int *n, int v) {
     }
 }
 
-/* A field of the result record. */
-static void on_result(umb_runproc *p, const char *k, const char *v, size_t vn) {
+/* A field of the result record. Its text fields may hold any bytes but NUL (umb_link_parse checked). */
+static void on_result(umb_runproc *p, const umb_link_msg *m) {
   job *j = p->j;
-  long long i;
-  if (!strcmp(k, "end")) {
-    p->result_done = 1;
-  } else if (!strcmp(k, "verdict")) {
-    for (int x = UMB_OK; x <= UMB_ERROR; x++)
-      if (!strcmp(v, umb_verdict_name((umb_verdict)x))) j->verdict = (umb_verdict)x;
-  } else if (!strcmp(k, "seconds")) {
-    j->seconds = strtod(v, NULL);
-  } else if (!strcmp(k, "boot")) {
-    if (j->nboot < UMB_RUN_VMS_MAX) j->boot_ms[j->nboot++] = strtod(v, NULL);
-  } else if (!strcmp(k, "cov_written")) {
-    if (!umb_rec_int(v, 0, INT_MAX, &i)) j->cov_written = (int)i;
-  } else if (!strcmp(k, "cov_lost")) {
-    if (!umb_rec_int(v, 0, INT_MAX, &i)) j->cov_lost = (int)i;
-  } else {
-    /* Text fields may hold any bytes but NUL; a NUL ends them, as it did in the runner's own copy. */
-    static const struct {
-      const char *key;
-      size_t off;
-    } texts[] = {{"diag", offsetof(job, diag)},       {"reason", offsetof(job, reason)},
-                 {"dir", offsetof(job, dir)},         {"prints", offsetof(job, prints)},
-                 {"metrics", offsetof(job, metrics)}, {"coverage", offsetof(job, coverage)}};
-    char **field = NULL;
-    (void)vn;
-    for (size_t t = 0; t < sizeof texts / sizeof texts[0]; t++)
-      if (!strcmp(k, texts[t].key)) field = (char **)((char *)j + texts[t].off);
-    if (field) set_str(field, v);
+  switch (m->key) {
+    case UMB_LK_RES_end:
+      /* The verdict came once, on the "finishing" line: a record without one is no result. */
+      p->result_done = p->verdict_seen;
+      break;
+    case UMB_LK_RES_seconds:
+      j->seconds = m->num;
+      break;
+    case UMB_LK_RES_boot:
+      if (j->nboot < UMB_RUN_VMS_MAX) j->boot_ms[j->nboot++] = m->num;
+      break;
+    case UMB_LK_RES_cov_written:
+      j->cov_written = (int)m->i;
+      break;
+    case UMB_LK_RES_cov_lost:
+      j->cov_lost = (int)m->i;
+      break;
+    case UMB_LK_RES_diag:
+      set_str(&j->diag, m->val);
+      break;
+    case UMB_LK_RES_reason:
+      set_str(&j->reason, m->val);
+      break;
+    case UMB_LK_RES_prints:
+      set_str(&j->prints, m->val);
+      break;
+    case UMB_LK_RES_metrics:
+      set_str(&j->metrics, m->val);
+      break;
+    case UMB_LK_RES_coverage:
+      set_str(&j->coverage, m->val);
+      break;
   }
 }
 
+/* An instance's group: only one whose leader works in this run's folder is killed for it, here or by the reaper. */
+static void on_group(umb_runproc *p, int add, int pgid) {
+  const char *dirs[] = {p->dir};
+  if (add) {
+    if (umb_reaper_group_in(pgid, dirs, 1) && add_int(&p->groups, &p->ngroups, pgid) == 0) umb_reaper_add_group(pgid);
+    return;
+  }
+  int had = p->ngroups;
+  del_int(p->groups, &p->ngroups, pgid);
+  if (p->ngroups < had) umb_reaper_del_group(pgid);
+}
+
+static void on_cpu_ask(umb_runproc *p) {
+  int cpu = umb_cpu_take_local();
+  if (cpu >= 0 && add_int(&p->cpus, &p->ncpus, cpu)) {
+    umb_cpu_put_local(cpu);
+    cpu = -1;
+  }
+  char answer[32];
+  send_text(p, answer, (size_t)snprintf(answer, sizeof answer, "%s %d\n", umb_link_word(UMB_LM_CPU), cpu));
+}
+
+static void on_finishing(umb_runproc *p, umb_verdict v) {
+  if (p->verdict_seen) return;
+  p->verdict_seen = 1;
+  p->finishing = 1;
+  p->j->verdict = v;
+  /* --coverage: the instances power off to write their data, within the run's flush limit. */
+  double flush = p->cfg->coverage ? UMB_RUN_FLUSH_LIMIT_S : 0;
+  if (!p->stopping) arm(p, (UMB_RUNPROC_FINISH_S + flush) * scale(p));
+}
+
+/* One line from the run process, read only through the link's table (umb_link_parse): a run process may send any
+ * bytes, and nothing here follows a path or a number it gave without checking it. */
 static int on_line(void *arg, char *line, size_t len, int toolong) {
   umb_runproc *p = arg;
-  char *k, *v;
-  size_t vn;
-  long long n;
-  double s;
-  if (!toolong && !strncmp(line, "res ", 4) && !umb_rec_parse(line, len, "res", &k, &v, &vn)) {
-    on_result(p, k, v, vn);
-  } else if (!toolong && !strncmp(line, "G+ ", 3) && !umb_rec_int(line + 3, 2, INT_MAX, &n)) {
-    /* Only an instance that works in one of this run's folders is killed for it, here or by the reaper: a run
-     * process may send any line. */
-    if (umb_reaper_group_in((pid_t)n, (const char *const *)p->dirs, p->ndirs) &&
-        add_int(&p->groups, &p->ngroups, (int)n) == 0)
-      umb_reaper_add_group((pid_t)n);
-  } else if (!toolong && !strncmp(line, "G- ", 3) && !umb_rec_int(line + 3, 2, INT_MAX, &n)) {
-    int had = p->ngroups;
-    del_int(p->groups, &p->ngroups, (int)n);
-    if (p->ngroups < had) umb_reaper_del_group((pid_t)n);
-  } else if (!toolong && !strncmp(line, "D+ /", 4)) {
-    /* Only a run folder of this runner's TMPDIR is removed for it. */
-    char **d =
-        umb_reaper_dir_ok(p->cfg->tmpbase, line + 3) ? realloc(p->dirs, sizeof(char *) * (size_t)(p->ndirs + 1)) : NULL;
-    if (d && (d[p->ndirs] = strdup(line + 3))) {
-      p->ndirs++;
-      umb_reaper_add_dir(line + 3);
+  umb_link_msg m;
+  if (toolong || umb_link_parse(line, len, UMB_LINK_OUT, &m)) {
+    if (!p->bad[0])
+      snprintf(p->bad, sizeof p->bad, "%.*s%s", (int)(len < 100 ? len : 100), line, len > 100 ? "..." : "");
+    return 0;
+  }
+  switch (m.msg) {
+    case UMB_LM_RES:
+      on_result(p, &m);
+      break;
+    case UMB_LM_GROUP_ADD:
+    case UMB_LM_GROUP_DEL:
+      on_group(p, m.msg == UMB_LM_GROUP_ADD, (int)m.i);
+      break;
+    case UMB_LM_CPU_ASK:
+      on_cpu_ask(p);
+      break;
+    case UMB_LM_CPU_PUT: {
+      int had = p->ncpus;
+      del_int(p->cpus, &p->ncpus, (int)m.i);
+      if (p->ncpus < had) umb_cpu_put_local((int)m.i);
+      break;
     }
-    if (d) p->dirs = d;
-  } else if (!toolong && !strncmp(line, "D- /", 4)) {
-    for (int i = 0; i < p->ndirs; i++)
-      if (!strcmp(p->dirs[i], line + 3)) {
-        umb_reaper_del_dir(p->dirs[i]);
-        free(p->dirs[i]);
-        p->dirs[i] = p->dirs[--p->ndirs];
-        break;
+    case UMB_LM_BOUND:
+      p->timeout_s = m.num;
+      if (!p->finishing && !p->stopping) arm(p, m.num > 0 ? m.num + UMB_RUNPROC_MARGIN_S * scale(p) : 0);
+      break;
+    case UMB_LM_FINISHING:
+      on_finishing(p, (umb_verdict)m.i);
+      break;
+    case UMB_LM_LPJ:
+      if (p->cfg->lpj && p->cfg->lpj->value == 0) {
+        p->cfg->lpj->value = (unsigned long)m.i;
+        p->cfg->lpj->learnt = 1;
       }
-  } else if (!toolong && !strcmp(line, "cpu?")) {
-    int cpu = umb_cpu_take_local();
-    if (cpu >= 0 && add_int(&p->cpus, &p->ncpus, cpu)) {
-      umb_cpu_put_local(cpu);
-      cpu = -1;
-    }
-    char answer[32];
-    send_text(p, answer, (size_t)snprintf(answer, sizeof answer, "cpu %d\n", cpu));
-  } else if (!toolong && !strncmp(line, "cpu- ", 5) && !umb_rec_int(line + 5, 0, INT_MAX, &n)) {
-    int had = p->ncpus;
-    del_int(p->cpus, &p->ncpus, (int)n);
-    if (p->ncpus < had) umb_cpu_put_local((int)n);
-  } else if (!toolong && sscanf(line, "bound %lf", &s) == 1 && s >= 0) {
-    p->timeout_s = s;
-    if (!p->finishing && !p->stopping) arm(p, s > 0 ? s + UMB_RUNPROC_MARGIN_S * scale(p) : 0);
-  } else if (!toolong && !strncmp(line, "finishing ", 10)) {
-    p->finishing = 1;
-    snprintf(p->verdict_seen, sizeof p->verdict_seen, "%s", line + 10);
-    /* --coverage: the instances power off to write their data, within the run's flush limit. */
-    double flush = p->cfg->coverage ? UMB_RUN_FLUSH_LIMIT_S : 0;
-    if (!p->stopping) arm(p, (UMB_RUNPROC_FINISH_S + flush) * scale(p));
-  } else if (!toolong && !strncmp(line, "lpj ", 4) && !umb_rec_int(line + 4, 1, LLONG_MAX, &n)) {
-    if (p->cfg->lpj && p->cfg->lpj->value == 0) {
-      p->cfg->lpj->value = (unsigned long)n;
-      p->cfg->lpj->learnt = 1;
-    }
-  } else if (!p->bad[0]) {
-    snprintf(p->bad, sizeof p->bad, "%.*s%s", (int)(len < 100 ? len : 100), line, len > 100 ? "..." : "");
+      break;
   }
   return 0;
 }
@@ -366,63 +400,80 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf) {
   maybe_end(p);
 }
 
-/* The configuration record: everything the run process needs of cfg, and which run it is. */
-static int config_record(const umb_runproc *p, umb_buf *b) {
-  const umb_config *c = p->cfg;
-  const job *j = p->j;
+int umb_runproc_config(umb_buf *b, const umb_host_config *hcfg, const char *file, const char *name, int combo,
+                       const char *dir) {
+  const umb_config *c = hcfg->core;
   int rc = 0;
-  rc |= umb_rec_str(b, "cfg", "kernel", c->kernel);
-  rc |= umb_rec_str(b, "cfg", "agent", c->agent);
-  rc |= umb_rec_str(b, "cfg", "tmpbase", c->tmpbase);
-  rc |= umb_rec_str(b, "cfg", "mem", c->mem);
-  rc |= umb_rec_str(b, "cfg", "cmdline", c->cmdline);
-  rc |= umb_rec_str(b, "cfg", "gdb_script", c->gdb_script);
-  rc |= umb_rec_str(b, "cfg", "variant", c->variant);
-  rc |= umb_rec_str(b, "cfg", "release", c->release);
-  rc |= umb_rec_str(b, "cfg", "generation", c->generation);
-  rc |= umb_rec_str(b, "cfg", "coverage", c->coverage);
-  for (int i = 0; c->ignore && c->ignore[i]; i++) rc |= umb_rec_str(b, "cfg", "ignore", c->ignore[i]);
-  for (int i = 0; p->hcfg->params && p->hcfg->params[i]; i++) rc |= umb_rec_str(b, "cfg", "param", p->hcfg->params[i]);
-  rc |= umb_rec_num(b, "cfg", "timeout", c->timeout_s);
-  rc |= umb_rec_num(b, "cfg", "timeout_scale", c->timeout_scale);
-  if (c->lpj) rc |= umb_rec_num(b, "cfg", "lpj", (double)c->lpj->value);
-  rc |= umb_rec_num(b, "cfg", "time_travel", c->time_travel);
-  rc |= umb_rec_num(b, "cfg", "keep", c->keep);
-  rc |= umb_rec_num(b, "cfg", "timeout_given", c->timeout_given);
-  rc |= umb_rec_num(b, "cfg", "gdb_interactive", c->gdb_interactive);
-  rc |= umb_rec_num(b, "cfg", "unsafe_lua", p->hcfg->unsafe_lua);
-  rc |= umb_rec_num(b, "cfg", "lua_memory", (double)p->hcfg->lua_memory);
-  rc |= umb_rec_num(b, "cfg", "gcov_strip", c->gcov_strip);
-  rc |= umb_rec_num(b, "cfg", "runner_pid", umb_runner_pid(c));
-  rc |= umb_rec_num(b, "cfg", "fake_uml", c->fake_uml);
-  rc |= umb_rec_str(b, "cfg", "file", j->file);
-  rc |= umb_rec_str(b, "cfg", "name", j->name);
-  rc |= umb_rec_num(b, "cfg", "combo", j->combo);
-  rc |= umb_buf_puts(b, "cfg end -\n");
+#define STR(k, v) rc |= umb_link_rec_str(b, UMB_LM_CFG, UMB_LK_CFG_##k, (v))
+#define NUM(k, v) rc |= umb_link_rec_num(b, UMB_LM_CFG, UMB_LK_CFG_##k, (double)(v))
+  STR(kernel, c->kernel);
+  STR(agent, c->agent);
+  STR(tmpbase, c->tmpbase);
+  STR(dir, dir);
+  STR(mem, c->mem);
+  STR(cmdline, c->cmdline);
+  STR(gdb_script, c->gdb_script);
+  STR(variant, c->variant);
+  STR(release, c->release);
+  STR(generation, c->generation);
+  STR(coverage, c->coverage);
+  for (int i = 0; c->ignore && c->ignore[i]; i++) STR(ignore, c->ignore[i]);
+  for (int i = 0; hcfg->params && hcfg->params[i]; i++) STR(param, hcfg->params[i]);
+  NUM(timeout, c->timeout_s);
+  NUM(timeout_scale, c->timeout_scale);
+  if (c->lpj) NUM(lpj, c->lpj->value);
+  NUM(time_travel, c->time_travel);
+  NUM(keep, c->keep);
+  NUM(timeout_given, c->timeout_given);
+  NUM(gdb_interactive, c->gdb_interactive);
+  NUM(unsafe_lua, hcfg->unsafe_lua);
+  NUM(lua_memory, hcfg->lua_memory);
+  NUM(gcov_strip, c->gcov_strip);
+  NUM(runner_pid, umb_runner_pid(c));
+  NUM(fake_uml, c->fake_uml);
+  STR(file, file);
+  STR(name, name);
+  NUM(combo, combo);
+#undef STR
+#undef NUM
+  rc |= umb_link_rec_end(b, UMB_LM_CFG);
   return rc ? -ENOMEM : 0;
 }
 
-/* The runner's own program, which the run processes are. */
-static const char *self_exe(void) {
-  static char exe[PATH_MAX];
-  if (!exe[0]) {
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    exe[n > 0 ? n : 0] = '\0';
+/* The run's folder, made and locked before anything of the run starts, and registered with the reaper: the run
+ * process is told its name, and may write nowhere else on the host (runchild.c). */
+static int make_dir(umb_runproc *p) {
+  int rc = umb_path(p->dir, sizeof p->dir, "%s/umlbed-%d-XXXXXX", p->cfg->tmpbase, umb_runner_pid(p->cfg));
+  if (rc) return rc;
+  p->dirfd = umb_live_dir_make(p->cfg->tmpbase, p->dir);
+  if (p->dirfd < 0) {
+    rc = p->dirfd;
+    p->dirfd = -1;
+    p->dir[0] = '\0';
+    return rc;
   }
-  return exe;
+  umb_reaper_add_dir(p->dir);
+  return 0;
 }
 
 static int spawn(umb_runproc *p) {
   int sv[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) return -errno;
-  const char *exe = self_exe();
+  /* The runner's own program, through the descriptor it opened at its start (wall.h). */
+  const char *exe = umb_wall_self();
+  if (exe == NULL) {
+    close(sv[0]);
+    close(sv[1]);
+    return UV_ENOENT;
+  }
   char runner[24];
   snprintf(runner, sizeof runner, "%d", (int)getpid());
   char *args[] = {(char *)exe, "__run", runner, NULL};
-  /* The run process gets the runner's input, its link and a place for what it prints: not the reaper's pipe, and
-   * not the TAP stream but for an interactive gdb's own terminal. It closes anything else it inherited. */
+  /* The run process gets its link and a place for what it prints: not the reaper's pipe, not the TAP stream and
+   * not the runner's input (a terminal where a user types), but for an interactive gdb's own terminal. It closes
+   * anything else it inherited. */
   uv_stdio_container_t stdio[4] = {
-      {.flags = UV_INHERIT_FD, .data.fd = 0},
+      {.flags = p->cfg->gdb_interactive ? UV_INHERIT_FD : UV_IGNORE, .data.fd = 0},
       {.flags = UV_INHERIT_FD, .data.fd = p->cfg->gdb_interactive ? 1 : 2},
       {.flags = UV_INHERIT_FD, .data.fd = 2},
       {.flags = UV_INHERIT_FD, .data.fd = sv[1]},
@@ -450,7 +501,8 @@ static int spawn(umb_runproc *p) {
     return rc;
   }
   umb_buf b = {0};
-  if ((rc = config_record(p, &b)) == 0) send_text(p, b.data, b.len);
+  if ((rc = umb_runproc_config(&b, p->hcfg, p->j->file, p->j->name, p->j->combo, p->dir)) == 0)
+    send_text(p, b.data, b.len);
   umb_buf_free(&b);
   if (rc == 0) rc = uv_read_start((uv_stream_t *)&p->link, on_alloc, on_read);
   return rc;
@@ -474,16 +526,27 @@ umb_runproc *umb_runproc_start(uv_loop_t *loop, const umb_host_config *hcfg, job
   uv_timer_init(loop, &p->gone);
   p->timer.data = p->gone.data = p;
   p->nhandles = 2;
-  int rc = spawn(p);
-  if (rc) {
-    char msg[256];
+  p->dirfd = -1;
+  char msg[PATH_MAX + 128];
+  int rc = make_dir(p);
+  if (rc)
+    snprintf(msg, sizeof msg, "cannot make the run folder under %s: %s", cfg->tmpbase, strerror(-rc));
+  else if ((rc = spawn(p)) != 0)
     snprintf(msg, sizeof msg, "cannot start the run's process: %s", uv_strerror(rc));
+  if (rc) {
     if (p->exited || !p->proc.pid) {
       /* Nothing runs: the run ends with this error, from the loop. */
       p->exited = p->eof = p->ending = 1;
       j->verdict = UMB_ERROR;
       set_str(&j->reason, msg);
       add_diag(j, msg);
+      if (p->dirfd >= 0) {
+        umb_rm_inside(p->dirfd);
+        umb_rm_tree(p->dir);
+        umb_reaper_del_dir(p->dir);
+        close(p->dirfd);
+        p->dirfd = -1;
+      }
       close_all(p);
     } else {
       /* It runs, but cannot be talked to: it is ended, and its end reported. */
@@ -507,8 +570,6 @@ void umb_runproc_signal(umb_runproc *p, int sig) {
 
 void umb_runproc_free(umb_runproc *p) {
   umb_lines_free(&p->lines);
-  for (int i = 0; i < p->ndirs; i++) free(p->dirs[i]);
-  free(p->dirs);
   free(p->groups);
   free(p->cpus);
   free(p);

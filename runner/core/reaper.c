@@ -54,17 +54,6 @@ void umb_reaper_del_dir(const char *dir) {
   if (dir && *dir == '/' && !strchr(dir, '\n')) send_line("D- %s\n", dir);
 }
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
-  (void)st, (void)ftw;
-  if (flag == FTW_DP)
-    rmdir(path);
-  else
-    unlink(path);
-  return 0;
-}
-
-void umb_rm_tree(const char *dir) { nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS); }
-
 static int inside(const char *path, const char *dir) {
   size_t n = strlen(dir);
   return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');

@@ -34,10 +34,18 @@ int umb_reaper_group_in(pid_t pgid, const char *const *dirs, int ndirs);
  * process died. */
 void umb_sweep_dir(const char *dir, pid_t spare_pgid);
 
-/* Removes a folder and everything in it, following no symbolic link. */
+/* Removes a folder and everything in it through descriptors (tree.c): no symbolic link is followed, nothing is
+ * opened that could block (a FIFO), and a folder moved away during the walk ends it rather than lead outside. */
 void umb_rm_tree(const char *dir);
+/* The same for name beneath the folder dirfd (a file that is not a folder: unlinked). */
+void umb_rm_at(int dirfd, const char *name);
+/* Everything inside the folder open as dirfd, which stays; 0 or the first error. */
+int umb_rm_inside(int dirfd);
 /* Marks a run folder as kept on purpose (a failed run, --keep), so that umb_stale_clean() leaves it. */
 #define UMB_KEPT_MARK ".umlbed-kept"
+/* Makes the mark in the folder open as dirfd: beneath that descriptor, through no link and without blocking, after
+ * removing whatever else had its name. 0 or a negative errno. */
+int umb_mark_kept(int dirfd);
 /*
  * Makes a live folder from TEMPLATE (mkdtemp's XXXXXX) under TMPBASE and locks it: the returned descriptor (or a
  * negative errno) holds an flock on the folder for as long as it stays open, which is how umb_stale_clean() knows

@@ -65,17 +65,24 @@ static int copy_file(const char *from, const char *to) {
 
 static int make_dirs(umb_run *r) {
   char path[PATH_MAX];
-  int rc = umb_path(r->dir, sizeof r->dir, "%s/umlbed-%d-XXXXXX", r->cfg->tmpbase, umb_runner_pid(r->cfg));
-  if (rc) return rc;
-  /* Locked while it lives: another runner sharing TMPDIR, in any PID namespace, sees it is not stale. */
-  r->dir_lock = umb_live_dir_make(r->cfg->tmpbase, r->dir);
-  if (r->dir_lock < 0) {
-    int rc = r->dir_lock;
-    r->dir[0] = '\0';
-    return rc;
+  int rc;
+  if (r->cfg->rundir) {
+    /* The supervisor's folder: it made and locked it before this process started, registered it with its reaper,
+     * and removes or keeps it once this process is gone. */
+    if ((rc = umb_path(r->dir, sizeof r->dir, "%s", r->cfg->rundir))) return rc;
+  } else {
+    if ((rc = umb_path(r->dir, sizeof r->dir, "%s/umlbed-%d-XXXXXX", r->cfg->tmpbase, umb_runner_pid(r->cfg))))
+      return rc;
+    /* Locked while it lives: another runner sharing TMPDIR, in any PID namespace, sees it is not stale. */
+    r->dir_lock = umb_live_dir_make(r->cfg->tmpbase, r->dir);
+    if (r->dir_lock < 0) {
+      rc = r->dir_lock;
+      r->dir[0] = '\0';
+      return rc;
+    }
+    /* From here on, a runner that dies any death leaves the folder to the reaper. */
+    umb_reaper_add_dir(r->dir);
   }
-  /* From here on, a runner that dies any death leaves the folder to the reaper. */
-  umb_reaper_add_dir(r->dir);
   if ((rc = umb_path(r->root, sizeof r->root, "%s/root", r->dir))) return rc;
   static const char *sub[] = {"", "/shared", "/proc", "/sys", "/dev", "/tmp"};
   for (size_t i = 0; i < sizeof sub / sizeof sub[0]; i++) {
@@ -113,20 +120,18 @@ void umb_run_release(umb_run *r) {
 
 static void rm_work(uv_work_t *w) {
   umb_run *r = w->data;
-  if (!r->dir[0]) return;
+  /* A supervisor's folder is its own to remove or keep. */
+  if (!r->dir[0] || r->cfg->rundir) return;
   if (!r->kept) {
     umb_rm_tree(r->dir);
     return;
   }
   /* Kept on purpose: a later runner's clean-up of dead runners' folders must leave it. */
-  char mark[PATH_MAX];
-  if (umb_path(mark, sizeof mark, "%s/%s", r->dir, UMB_KEPT_MARK)) return;
-  int fd = open(mark, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-  if (fd >= 0) close(fd);
+  if (r->dir_lock >= 0) umb_mark_kept(r->dir_lock);
 }
 
 static void rm_done(umb_run *r) {
-  if (r->dir[0]) umb_reaper_del_dir(r->dir);
+  if (r->dir[0] && !r->cfg->rundir) umb_reaper_del_dir(r->dir);
   /* Removed (or marked kept): the lock has nothing left to keep alive. */
   if (r->dir_lock >= 0) close(r->dir_lock);
   r->dir_lock = -1;

@@ -25,6 +25,9 @@ typedef struct umb_config {
   const char *kernel;  /* UML binary. */
   const char *agent;   /* Guest agent binary, placed in each hostfs root. */
   const char *tmpbase; /* Where run folders are made ($TMPDIR or /tmp). */
+  /* The run folder its supervisor made, locked and will remove or keep (runproc.c), or NULL: the run makes,
+   * locks and removes its own under tmpbase. */
+  const char *rundir;
   const char *mem;     /* Default guest memory. */
   const char *cmdline; /* Extra kernel command line for every vm. */
   int time_travel;

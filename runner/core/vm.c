@@ -4,6 +4,7 @@
 #include "reaper.h"
 #include "wall.h"
 #include "vmcmd.h"
+#include "kns.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +16,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -36,8 +38,10 @@ struct umb_vm {
   void *close_data;
 
   int pid;
-  int uml_pid; /* From uml_dir/UMID/pid when it differs from pid (gdb). */
-  char *pidfile;
+  /* The process the run started (the wall, then the kernel or gdb), as a pidfd opened before it could be reaped: its
+   * group, which the wall pins (no setsid, no setpgid), is what a kill ends. -1 where the host has no pidfd. */
+  int pidfd;
+  char shm[PATH_MAX]; /* Its tmpfs in the kernels' namespace (kns.h), given back when it is gone; "" without one. */
   int logfd;
   umb_scanner scan;
   umb_lines proto;
@@ -112,7 +116,6 @@ static void on_gone_timer(uv_timer_t *t);
 static void vm_check_gone(umb_vm *vm) {
   if (vm->gone || !vm->exited || !vm->killed) return;
   int alive = group_alive(vm->pid);
-  if (!alive && vm->uml_pid > 0) alive = group_alive(vm->uml_pid) || kill(vm->uml_pid, 0) == 0;
   uint64_t now = uv_now(vm->loop);
   if (alive && now - vm->gone_started < VM_GONE_LIMIT_MS) {
     if (!uv_is_active((uv_handle_t *)&vm->gone_timer))
@@ -293,31 +296,20 @@ int umb_vm_request(umb_vm *vm, umb_req *req, uint64_t pid, const char *verb, con
   return 0;
 }
 
-static void vm_read_pidfile(umb_vm *vm) {
-  if (vm->pidfile == NULL || vm->uml_pid > 0) return;
-  FILE *f = fopen(vm->pidfile, "r");
-  int p = 0;
-  if (f) {
-    if (fscanf(f, "%d", &p) != 1) p = 0;
-    fclose(f);
-  }
-  if (p > 0 && p != vm->pid) vm->uml_pid = p;
-}
+#ifndef PIDFD_SIGNAL_PROCESS_GROUP
+#define PIDFD_SIGNAL_PROCESS_GROUP (1U << 2) /* Linux 6.9 */
+#endif
 
+/* SIGKILL to the instance's process group: through the pidfd of the process this run started, which names that
+ * group however long ago its leader was reaped (Linux 6.9); else by its number, which the kernel keeps for the group
+ * while any member lives. Never by a number read from a file the kernel or the guest could write (UML's pid file). */
 static void vm_kill_group(umb_vm *vm) {
   if (vm->killed) return;
   vm->killed = 1;
   vm->gone_started = uv_now(vm->loop);
-  /* Under interactive gdb the kernel is a grandchild in another group; its pid file names it. */
-  vm_read_pidfile(vm);
-  if (!vm->exited) {
+  if (vm->pidfd < 0 || syscall(SYS_pidfd_send_signal, vm->pidfd, SIGKILL, NULL, PIDFD_SIGNAL_PROCESS_GROUP))
     uv_kill(-vm->pid, SIGKILL);
-    uv_kill(vm->pid, SIGKILL);
-  }
-  if (vm->uml_pid > 0) {
-    uv_kill(-vm->uml_pid, SIGKILL);
-    uv_kill(vm->uml_pid, SIGKILL);
-  }
+  if (!vm->exited) uv_kill(vm->pid, SIGKILL);
   vm_check_gone(vm);
 }
 
@@ -335,7 +327,8 @@ static void on_handle_closed(uv_handle_t *h) {
   umb_lines_free(&vm->proto);
   umb_msg_free(&vm->msg);
   if (vm->logfd >= 0) close(vm->logfd);
-  free(vm->pidfile);
+  if (vm->pidfd >= 0) close(vm->pidfd);
+  if (vm->shm[0]) umb_kns_shm_put(vm->shm);
   free(vm);
   if (cb) cb(data);
 }
@@ -371,7 +364,7 @@ void umb_vm_close(umb_vm *vm, void (*close_cb)(void *data), void *data) {
 
 static int mkpipe(int fds[2]) { return uv_pipe(fds, 0, 0); }
 
-/* The instance's folder: its console log, UML's uml_dir, UML's TMPDIR (unless /dev/shm), and the pid file's path. */
+/* The instance's folder: its console log, UML's uml_dir, UML's TMPDIR (unless /dev/shm). */
 static int vm_prepare_dirs(umb_vm *vm, const umb_vm_options *opt) {
   char path[PATH_MAX];
   int rc = umb_path(path, sizeof path, "%s/console.log", opt->dir);
@@ -384,10 +377,7 @@ static int vm_prepare_dirs(umb_vm *vm, const umb_vm_options *opt) {
     if (mkdir(path, 0755) && errno != EEXIST) return -errno;
   }
   /* As root, the kernel runs as an unprivileged user (wall.h): its folders are that user's. */
-  if ((rc = umb_wall_hand_over(opt->dir, 1))) return rc;
-  if ((rc = umb_path(path, sizeof path, "%s/uml/%s/pid", opt->dir, opt->umid))) return rc;
-  vm->pidfile = strdup(path);
-  return vm->pidfile ? 0 : -ENOMEM;
+  return umb_wall_hand_over(opt->dir, 1);
 }
 
 static void inherit(uv_stdio_container_t *s, int fd) {
@@ -447,15 +437,25 @@ static int vm_launch(umb_vm *vm, uv_loop_t *loop, const umb_vm_options *opt, umb
     nocore.rlim_cur = 0;
     setrlimit(RLIMIT_CORE, &nocore);
   }
-  vm->proc.data = vm;
   vm->t_spawn = uv_hrtime();
-  int rc = uv_spawn(loop, &vm->proc, &po);
+  /* Born in the kernels' namespace (kns.h), where the host is read-only but the run's folders. */
+  int rc = umb_kns_enter();
+  if (rc == 0) {
+    vm->proc.data = vm;
+    /* The wall's socket to the helper is inherited by it alone: this spawn is the only one under way. */
+    if (c->mapper >= 0) fcntl(c->mapper, F_SETFD, 0);
+    rc = uv_spawn(loop, &vm->proc, &po);
+    umb_kns_leave();
+  }
   if (gotcore) setrlimit(RLIMIT_CORE, &core);
   if (pinned) sched_setaffinity(0, sizeof saved, &saved);
   if (rc) return rc;
   vm->pid = vm->proc.pid;
-  /* Interactive gdb shares the runner's group: only a detached instance is a group of its own to kill. */
-  if (po.flags & UV_PROCESS_DETACHED) umb_reaper_add_group(vm->pid);
+  /* Not reaped before the loop runs again: the pidfd names this child. */
+  vm->pidfd = (int)syscall(SYS_pidfd_open, vm->pid, 0);
+  /* Each instance is a group of its own: detached, or under interactive gdb the terminal's foreground group, which
+   * the wall makes it (--foreground). */
+  umb_reaper_add_group(vm->pid);
   return 0;
 }
 
@@ -486,37 +486,29 @@ int umb_vm_spawn(uv_loop_t *loop, const umb_vm_options *opt, umb_vm_event_cb cb,
     free(c);
     return -ENOMEM;
   }
-  c->devnull = c->con[0] = c->con[1] = c->tx[0] = c->tx[1] = c->rx[0] = c->rx[1] = -1;
+  c->devnull = c->con[0] = c->con[1] = c->tx[0] = c->tx[1] = c->rx[0] = c->rx[1] = c->mapper = -1;
   vm->loop = loop;
   vm->cb = cb;
   vm->data = data;
   vm->logfd = -1;
+  vm->pidfd = -1;
   umb_scanner_init(&vm->scan);
   vm->scan.ignore = opt->ignore;
   /* At most UMB_LINE_MAX bytes with the newline. */
   vm->proto.max = UMB_LINE_MAX - 1;
   vm->fake = opt->fake_uml != 0;
-  /* This program again (umlbed __wall) builds the wall, then execs the kernel. */
+  /* This program again (umlbed __wall) builds the wall, then execs the kernel: through the descriptor opened when
+   * this process started, not a path a run may have replaced since. */
   c->walled = 1;
-  ssize_t n = readlink("/proc/self/exe", c->self, sizeof c->self - 1);
-  int rc = n > 0 ? 0 : -ENOENT;
-  if (rc == 0) c->self[n] = '\0';
-#ifdef __SANITIZE_ADDRESS__
-  /* The sanitizer build's start-up costs about 60 ms of CPU (4 ms plain), at every spawn: when the plain build of
-   * the same tree sits beside it (BUILD/runner-san and BUILD/runner, as make check builds them), that one builds
-   * the wall. */
-  char *slash = rc == 0 ? strrchr(c->self, '/') : NULL;
-  char plain[PATH_MAX + 32];
-  if (slash &&
-      snprintf(plain, sizeof plain, "%.*s/../runner/umlbed", (int)(slash - c->self), c->self) < (int)sizeof plain &&
-      access(plain, X_OK) == 0 && strlen(plain) < sizeof c->self)
-    strcpy(c->self, plain);
-#endif
+  const char *prog = umb_wall_prog();
+  int rc = prog && strlen(prog) < sizeof c->self ? 0 : -ENOENT;
+  if (rc == 0) strcpy(c->self, prog);
   if (rc == 0) rc = vm_prepare_dirs(vm, opt);
   if (rc == 0) rc = umb_spawn_args(c, opt);
   if (rc == 0) rc = vm_build_stdio(c, opt);
   if (rc == 0) rc = umb_spawn_env(c, opt);
-  if (rc == 0 && (rc = vm_launch(vm, loop, opt, c)) != 0) {
+  snprintf(vm->shm, sizeof vm->shm, "%s", c->shm);
+  if (rc == 0 && (rc = vm_launch(vm, loop, opt, c)) != 0 && vm->proc.data) {
     /* A failed uv_spawn still initialised the handle: free the vm in its close callback. */
     umb_spawn_ctx_close(c);
     free(c);
@@ -530,7 +522,7 @@ int umb_vm_spawn(uv_loop_t *loop, const umb_vm_options *opt, umb_vm_event_cb cb,
     free(c);
     if (vm->logfd >= 0) close(vm->logfd);
     umb_scanner_free(&vm->scan);
-    free(vm->pidfile);
+    if (vm->shm[0]) umb_kns_shm_put(vm->shm);
     free(vm);
     return rc;
   }

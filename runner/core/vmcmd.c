@@ -1,5 +1,6 @@
 /* vmcmd.c: the command line and environment that boot one UML instance: the wall and gdb in front, its memory. */
 #include "vmcmd.h"
+#include "kns.h"
 #include "path.h"
 
 #include <errno.h>
@@ -53,7 +54,7 @@ int umb_mem_check(const char *mem) {
 }
 
 void umb_spawn_ctx_close(umb_spawn_ctx *c) {
-  int *fds[] = {&c->devnull, &c->con[0], &c->con[1], &c->tx[0], &c->tx[1], &c->rx[0], &c->rx[1]};
+  int *fds[] = {&c->devnull, &c->con[0], &c->con[1], &c->tx[0], &c->tx[1], &c->rx[0], &c->rx[1], &c->mapper};
   for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++) {
     if (*fds[i] >= 0) close(*fds[i]);
     *fds[i] = -1;
@@ -106,6 +107,16 @@ static int vm_build_wall(umb_spawn_ctx *c, const umb_vm_options *opt) {
   w->uid = umb_wall_owner();
   if (w->uid >= 0) snprintf(c->uid, sizeof c->uid, "%d", w->uid);
   w->debug = opt->gdb != NULL;
+  w->foreground = opt->gdb_interactive;
+  /* The wall's user namespace gets its ids from the kernels' namespace's helper (kns.h). */
+  w->mapper = -1;
+  if (!w->debug && umb_kns_active()) {
+    if ((c->mapper = umb_kns_mapper()) < 0) return c->mapper;
+    w->mapper = c->mapper;
+    snprintf(c->mapperarg, sizeof c->mapperarg, "%d", c->mapper);
+  }
+  w->ns = umb_wall_ns();
+  snprintf(c->ns, sizeof c->ns, "%d", w->ns);
   w->fsize = mem_most(opt) + (1ull << 30) + (64ull << 20);
   snprintf(c->fsize, sizeof c->fsize, "%llu", w->fsize);
   for (int i = 0; i < w->nfds; i++)
@@ -145,6 +156,11 @@ int umb_spawn_args(umb_spawn_ctx *c, const umb_vm_options *opt) {
                          c->wall.nfds > 2 ? c->fdarg[2] : NULL,
                          "--fsize",
                          c->fsize,
+                         "--ns",
+                         c->ns,
+                         c->wall.mapper >= 0 ? "--mapper" : NULL,
+                         c->wall.mapper >= 0 ? c->mapperarg : NULL,
+                         opt->gdb_interactive ? "--foreground" : NULL,
                          c->wall.uid >= 0 ? "--uid" : NULL,
                          c->wall.uid >= 0 ? c->uid : NULL,
                          opt->gdb ? "--debug" : "--exec",
@@ -191,11 +207,21 @@ int umb_spawn_args(umb_spawn_ctx *c, const umb_vm_options *opt) {
 /* The runner's environment, but for UML's TMPDIR (its memory file) and libgcov's prefix. */
 int umb_spawn_env(umb_spawn_ctx *c, const umb_vm_options *opt) {
   int rc;
-  /* Walled, UML's memory file goes to /dev/shm only when that is private to the run (umb_wall_private_shm), else
+  /* Walled, UML's memory file goes to /dev/shm only when that is private to the run (umb_wall_private_ns), else
    * to the instance's tmp/: never to the host's /dev/shm, where the kernel could see and write other programs'
    * files. */
   int byfd = c->walled && !opt->gdb;
-  if (c->walled && umb_wall_shm_is_private())
+  /* In the kernels' namespace (kns.h), the instance's tmp/ is a tmpfs of its own, as large as its memory and
+   * 64 MiB more. */
+  if (c->walled && umb_kns_active() && c->shm[0] == '\0') {
+    int uid = umb_wall_owner() >= 0 ? UMB_WALL_UID : (int)geteuid();
+    if ((rc = umb_path(c->shm, sizeof c->shm, "%s/tmp", opt->dir)) ||
+        (rc = umb_kns_shm(mem_most(opt) + (64ull << 20), uid, c->shm))) {
+      c->shm[0] = '\0';
+      return rc;
+    }
+  }
+  if (c->walled && !c->shm[0] && (umb_wall_ns() & UMB_WALL_NS_SHM))
     snprintf(c->tmpdir, sizeof c->tmpdir, "TMPDIR=/dev/shm");
   else if (byfd)
     snprintf(c->tmpdir, sizeof c->tmpdir, "TMPDIR=/proc/self/fd/" WALL_DIR_FD "/tmp");
@@ -226,7 +252,7 @@ int umb_spawn_env(umb_spawn_ctx *c, const umb_vm_options *opt) {
 int umb_vm_command_make(const umb_vm_options *opt, int walled, umb_vm_command *cmd) {
   umb_spawn_ctx *c = calloc(1, sizeof *c);
   if (c == NULL) return -ENOMEM;
-  c->devnull = c->con[0] = c->con[1] = c->tx[0] = c->tx[1] = c->rx[0] = c->rx[1] = -1;
+  c->devnull = c->con[0] = c->con[1] = c->tx[0] = c->tx[1] = c->rx[0] = c->rx[1] = c->mapper = -1;
   c->walled = walled;
   char path[PATH_MAX];
   int rc = 0;

@@ -18,12 +18,15 @@ typedef struct umb_spawn_ctx {
   /* The wall (wall.h) the kernel starts inside, and its arguments to umlbed __wall. */
   umb_wall_spec wall;
   int walled;
-  char self[PATH_MAX], fdarg[3][PATH_MAX + 16], fsize[32], uid[16];
+  char self[PATH_MAX], fdarg[3][PATH_MAX + 16], fsize[32], uid[16], ns[16];
+  char shm[PATH_MAX]; /* The instance's tmp/, a tmpfs in the kernels' namespace (kns.h), or "". */
   char *env[256];
   char *extra; /* The caller's command line, split in place. */
   char umldir[PATH_MAX + 16], tmpdir[PATH_MAX + 16], jail[PATH_MAX + 16], umid[300], memarg[64], gdbx[PATH_MAX];
   char gcov_prefix[PATH_MAX + 16], gcov_strip[64];
   int devnull, con[2], tx[2], rx[2];
+  int mapper; /* The wall's socket to the kernels' namespace's helper (kns.h), or -1. */
+  char mapperarg[16];
   uv_stdio_container_t stdio[7];
   int nstdio;
 } umb_spawn_ctx;

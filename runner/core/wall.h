@@ -8,6 +8,9 @@
  * domain can neither ptrace nor open the /proc files (fd, mem, environ) of a process outside that domain.
  */
 
+/* What umlbed says where it refuses to run a kernel or sandboxed scenario code for want of Landlock. */
+#define UMB_WALL_NO_LANDLOCK "this host has no Landlock (Linux 5.13 or later with landlock in its LSM list)"
+
 /* The best Landlock ABI this host has (1 and up), or a negative errno (-EOPNOTSUPP: built without it or not in the
  * LSM list; -ENOSYS: a kernel older than 5.13). */
 int umb_wall_abi(void);
@@ -21,8 +24,9 @@ enum {
   UMB_WALL_IOCTL = 16, /* ioctl on the device files beneath (a terminal's, say). */
 };
 typedef struct umb_wall_path {
-  const char *path;
+  const char *path; /* NULL: the folder open as fd. */
   int rights;
+  int fd;
 } umb_wall_path;
 
 /*
@@ -41,6 +45,16 @@ int umb_wall_landlock(const umb_wall_path *paths, int npaths, int scope);
  * on the host and no guest user (nobody is 65534) is it by chance. */
 #define UMB_WALL_UID 2147483646
 
+/* Opens this process's own program (and, in the sanitizer build, the plain build beside it, which builds the walls)
+ * as descriptors, once; call it before a Landlock domain hides /proc. 0 or a negative errno. umb_wall_self() and
+ * umb_wall_prog() name them as /proc/self/fd/N, what the runner's own processes and the walls are executed as
+ * (NULL if they could not be opened). */
+int umb_wall_self_open(void);
+/* The lowest number they get: above every descriptor a child is given at spawn. */
+#define UMB_WALL_SELF_FD_MIN 100
+const char *umb_wall_self(void);
+const char *umb_wall_prog(void);
+
 /* Who must own what an instance may write: UMB_WALL_UID when this process is root in the host's user namespace (its
  * instances drop to that user), else -1 (they keep this process's). Known from the first call on: call it once
  * before a Landlock domain hides /proc/self/uid_map. */
@@ -51,7 +65,8 @@ int umb_wall_owner(void);
 int umb_wall_hand_over(const char *path, int recurse);
 
 /*
- * umlbed __wall [--fd N=DIR]... [--exec FILE] [--uid UID] [--fsize BYTES] [--debug] -- PROGRAM ARG...
+ * umlbed __wall [--fd N=DIR]... [--exec FILE] [--uid UID] [--fsize BYTES] [--ns BITS] [--mapper FD] [--debug]
+ *               [--foreground] -- PROGRAM ARG...
  *
  * Builds the host kernel's walls around the calling process, then execs PROGRAM: what starts UML (the runner's
  * spawn goes through it; umlbed boot calls umb_wall_exec itself). Each DIR is opened as descriptor N, which the
@@ -62,14 +77,17 @@ int umb_wall_hand_over(const char *path, int recurse);
  */
 int umb_wall_main(int argc, char **argv);
 
-/* Gives this process and all it starts later a /dev/shm of their own: an empty tmpfs of size bytes (0: the
- * default, half the host's memory) in a private mount namespace, which UML's memory files then share with nothing
- * else on the host. Root unshares the mount namespace; anyone else needs a user namespace too, where it keeps its
- * uid (and, after an exec, no capability). Call it before a Landlock domain that handles files, which forbids
- * mounting. 0 or a negative errno (then /dev/shm is the host's). */
-int umb_wall_private_shm(unsigned long long size);
-/* Whether umb_wall_private_shm succeeded in this process. */
-int umb_wall_shm_is_private(void);
+/* Gives this process and all it starts later namespaces of their own: a mount namespace with an empty tmpfs of
+ * size bytes on /dev/shm (0: the default, half the host's memory), which UML's memory files then share with nothing
+ * else on the host, and a devpts of their own on /dev/pts and /dev/ptmx (no terminal of the host's is there to
+ * open); a network namespace, where no abstract unix socket of the host's is (to squat its name or connect). Root
+ * unshares them; anyone else needs a user namespace too, where it keeps its uid (and, after an exec, no
+ * capability). Call it before a Landlock domain that handles files, which forbids mounting. 0 or a negative errno
+ * (then nothing is private). */
+int umb_wall_private_ns(unsigned long long size);
+/* Which of them umb_wall_private_ns made private in this process (UMB_WALL_NS_* bits, 0 before or without). */
+enum { UMB_WALL_NS_SHM = 1, UMB_WALL_NS_NET = 2, UMB_WALL_NS_PTS = 4 };
+int umb_wall_ns(void);
 
 /* What umlbed __wall builds, for a caller that execs itself. */
 typedef struct umb_wall_spec {
@@ -79,8 +97,14 @@ typedef struct umb_wall_spec {
   const char *exec;         /* The program's file; NULL with debug (then argv[0] is found in PATH). */
   unsigned long long fsize; /* Longest file it may write; 0: no limit. */
   int debug;                /* gdb runs the kernel: read and execute everywhere, the uid kept. */
+  int foreground;           /* An interactive gdb: a process group of its own, the terminal's foreground. */
   int uid;                  /* The uid (and gid) an ELF program runs as; -1: this process's. */
+  int ns;                   /* UMB_WALL_NS_* the run has of its own (umb_wall_ns() of the process that starts it). */
+  int mapper;               /* A socket to ask for its user namespace's ids on (kns.h), or -1: it writes them. */
 } umb_wall_spec;
+/* Processes an instance may have at once (RLIMIT_NPROC, in a user namespace of its own): room for many guest
+ * processes, not for a fork bomb. $UMLBED_NPROC may set a lower limit. */
+#define UMB_WALL_NPROC 4096
 int umb_wall_exec(const umb_wall_spec *spec, char *const argv[], char *const envp[]);
 
 #endif

@@ -144,7 +144,8 @@ sub host {
 sub runner { return ($ENV{UMLBED_BUILD} // repo_root() . '/build') . '/runner/umlbed' }
 
 # UML mode: a fresh hostfs root holding the agent as /umlbed-agent, shared/ and any extra programs under /bin, booted
-# by the runner's own recipe (umlbed boot: the hostfs jail, the command line and environment of umlbed run).
+# by the runner's own recipe (umlbed boot: the hostfs jail, the command line and environment of umlbed run); hold
+# names descriptors that umlbed boot's caller holds open too.
 sub uml {
     my ($class, %o) = @_;
     my $tmp = tempdir('umlbed-agent-t.XXXXXX', TMPDIR => 1, CLEANUP => 0);
@@ -169,6 +170,11 @@ sub uml {
         my ($in, $out) = @_;
         _fd_to($in, 3);
         _fd_to($out, 4);
+        # Descriptors the caller of umlbed boot holds open besides ($o{hold}: numbers from 5 on).
+        for my $fd (@{$o{hold} // []}) {
+            open my $h, '<', '/dev/null' or die "open /dev/null: $!";
+            _fd_to($h, $fd);
+        }
         open STDIN, '<', '/dev/null';
         open STDOUT, '>', $console;
         open STDERR, '>&', \*STDOUT;

@@ -39,7 +39,26 @@ static void fake_write(int fd, const char *s) {
  * "release KEY" arrives: concurrent calls), release KEY, spawn (a new worker PID from 100 on),
  * exit [CODE] (code 0: the "exited" event follows the reply at once; else it waits for "reap PID",
  * which first reports an exit nobody waits for), orphan (an error reply with ID 0, as the agent sends for a line
- * whose ID it cannot read). */
+ * whose ID it cannot read), forks N (up to N children that stay in the group, as a fork bomb's; the reply says how
+ * many the host allowed and the errno that stopped it). */
+/* forks N: up to N children that stay in the group; the reply says how many, and the errno that stopped it. */
+static void fake_forks(unsigned long long id, int want) {
+  char reply[64];
+  int made = 0, err = 0;
+  for (; made < want; made++) {
+    pid_t c = fork();
+    if (c == 0) {
+      for (;;) pause();
+    }
+    if (c < 0) {
+      err = errno;
+      break;
+    }
+  }
+  snprintf(reply, sizeof reply, "%llu forks ok %d %d\n", id, made, err);
+  fake_write(4, reply);
+}
+
 static int fake_uml(const char *mode) {
   char line[65536], reply[70000], deferred[70000] = "";
   char held_key[16][64];
@@ -132,6 +151,8 @@ static int fake_uml(const char *mode) {
           exiting[i] = exiting[nexiting - 1];
           exit_code[i] = exit_code[--nexiting];
         }
+      } else if (!strcmp(verb, "forks")) {
+        fake_forks(id, atoi(args));
       } else if (!strcmp(verb, "defer")) {
         snprintf(deferred, sizeof deferred, "%llu defer ok %s\n", id, k > 3 ? args : "-");
       } else {
@@ -955,6 +976,8 @@ int main(int argc, char **argv) {
   /* The runner asks a kernel for its release before it runs anything, as UML answers. */
   if (argc == 2 && !strcmp(argv[1], "--version")) return puts("6.1.0-fake") < 0;
   if (fake) return fake_uml(fake);
+  /* The walls of the vm tests are this program again, executed through its descriptor (wall.h). */
+  umb_wall_self_open();
   if (argc > 1) datadir = argv[1];
   ssize_t n = readlink("/proc/self/exe", self_exe, sizeof self_exe - 1);
   if (n <= 0) return 2;

@@ -250,12 +250,14 @@ check "lpj: a command line with lpj= of its own calibrates" grep -q 'Calibrating
 m2=$(mem_total "$kept")
 check "guest memory: the kernel's total is mem=, 65536K (got ${m1:-no Memory: line})" [ "$m1" = 65536 ]
 check "guest memory: ... on the next boot too (got ${m2:-no Memory: line})" [ "$m2" = 65536 ]
-# The memory file goes to /dev/shm when that is a tmpfs (UML says which folder it took and whether it is tmpfs).
-if [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] && [ -w /dev/shm ]; then
-  check "memory file: on /dev/shm, a tmpfs" grep -q 'Checking if /dev/shm is on tmpfs...OK' "$kept/vm0/console.log"
+# The memory file goes to the instance's own tmpfs, its folder's tmp/ in the kernels' mount namespace (UML says
+# which folder it took and whether it is tmpfs): where no namespace may be made, to that folder on disk.
+if unshare -U -m true 2>/dev/null || [ "$(id -u)" = 0 ]; then
+  check "memory file: on the instance's own tmpfs" \
+    grep -q 'Checking if /proc/self/fd/8/tmp is on tmpfs...OK' "$kept/vm0/console.log"
 else
-  # A property of this host, not of the bed: UML puts its memory file elsewhere then.
-  skip "memory file: this host's /dev/shm is not a writable tmpfs"
+  # A property of this host, not of the bed: it allows no user namespace.
+  skip "memory file: this host allows no user namespace, where the instance's tmpfs would be mounted"
 fi
 [ -n "$kept" ] && rm -rf "$kept"
 unset UMLBED_LPJ_CACHE

@@ -32,6 +32,16 @@ static char *inside = "/nonexistent";
 module_param(inside, charp, 0444);
 static char *inside_alt = "/nonexistent";
 module_param(inside_alt, charp, 0444);
+static char *meta = "/nonexistent";
+module_param(meta, charp, 0444);
+static int peer;
+module_param(peer, int, 0444);
+static char *pts = "/nonexistent";
+module_param(pts, charp, 0444);
+static char *squat = "umlbed-squat";
+module_param(squat, charp, 0444);
+static char *umldir = "/nonexistent";
+module_param(umldir, charp, 0444);
 
 static char results[4000];
 module_param_string(results, results, sizeof(results), 0444);
@@ -46,6 +56,8 @@ enum {
 	H_SYMLINK = 88, H_CHMOD = 90,
 	H_PTRACE = 101, H_SETUID = 105, H_GETPPID = 110, H_MOUNT = 165, H_UNSHARE = 272,
 	H_PROCESS_VM_READV = 310, H_BPF = 321, H_IO_URING_SETUP = 425, H_SETSID = 112,
+	H_BIND = 49, H_SETPRIORITY = 141, H_SETXATTR = 188, H_SCHED_SETAFFINITY = 203,
+	H_IOPRIO_SET = 251, H_UTIMENSAT = 280, H_PRLIMIT64 = 302,
 };
 
 #define HO_RDONLY 0
@@ -200,6 +212,83 @@ static long shm(void)
 	return id;
 }
 
+/* Binds the abstract unix socket name squat and keeps it: squatting it. */
+static long bind_abstract(void)
+{
+	struct {
+		unsigned short family;
+		char path[108];
+	} sa = { 1, "" };
+	long fd = hcall(H_SOCKET, 1, 1, 0, 0, 0);
+	long len = strlen(squat);
+
+	if (fd < 0)
+		return fd;
+	if (len > 100)
+		len = 100;
+	memcpy(sa.path + 1, squat, len);
+	return hcall(H_BIND, fd, (long)&sa, 2 + 1 + len, 0, 0);
+}
+
+/* Writes peer's pid into umldir/UMID/pid, UMID being the folder's one entry. */
+static long write_pidfile(void)
+{
+	static char dents[1024], file[512];
+	long fd = hcall(H_OPEN, (long)umldir, HO_RDONLY | HO_DIRECTORY, 0, 0, 0);
+	long n, off;
+	char num[16];
+
+	if (fd < 0)
+		return fd;
+	n = hcall(H_GETDENTS64, fd, (long)dents, sizeof(dents), 0, 0);
+	hcall(H_CLOSE, fd, 0, 0, 0, 0);
+	/* struct linux_dirent64: inode, offset, record length, type, name. */
+	for (off = 0; n > 0 && off < n; off += *(unsigned short *)(dents + off + 16)) {
+		const char *name = dents + off + 19;
+
+		if (name[0] == '.')
+			continue;
+		snprintf(file, sizeof(file), "%s/%s/pid", umldir, name);
+		snprintf(num, sizeof(num), "%d\n", peer);
+		return put(file, HO_WRONLY | HO_CREAT | 01000 /* O_TRUNC */, num);
+	}
+	return n < 0 ? n : -2 /* ENOENT */;
+}
+
+/* The calls on what shares the kernel's host uid but no Landlock rule covers. */
+static void same_uid(void)
+{
+	static const long times[4] = { 0, 0, 0, 0 };
+	static const unsigned long cpu0 = 1;
+	static const unsigned long cpu_limit[2] = { 1, 1 };
+	long rc;
+
+	note("chmod-same-uid-file", hcall(H_CHMOD, (long)meta, 0777, 0, 0, 0));
+	note("utimensat-same-uid-file",
+	     hcall(H_UTIMENSAT, -100 /* AT_FDCWD */, (long)meta, (long)times, 0, 0));
+	note("setxattr-same-uid-file",
+	     hcall(H_SETXATTR, (long)meta, (long)"user.umlbed", (long)"x", 1, 0));
+	note("prlimit-same-uid-process",
+	     hcall(H_PRLIMIT64, peer, 0 /* RLIMIT_CPU */, (long)cpu_limit, 0, 0));
+	note("setpriority-same-uid-process",
+	     hcall(H_SETPRIORITY, 0 /* PRIO_PROCESS */, peer, 19, 0, 0));
+	note("ioprio-same-uid-process",
+	     hcall(H_IOPRIO_SET, 1 /* IOPRIO_WHO_PROCESS */, peer, (3 << 13) | 7, 0, 0));
+	note("affinity-same-uid-process",
+	     hcall(H_SCHED_SETAFFINITY, peer, sizeof(cpu0), (long)&cpu0, 0, 0));
+	rc = hcall(H_OPEN, (long)pts, HO_RDWR, 0, 0, 0);
+	if (rc >= 0) {
+		hcall(H_WRITE, rc, (long)"written by a guest module\n", 26, 0, 0);
+		hcall(H_CLOSE, rc, 0, 0, 0, 0);
+	}
+	/* The run's own devpts may hold a terminal of that name: the test looks at the host's. */
+	note("contained-open-terminal", rc);
+	/* In the run's own network namespace this works, and squats nothing of the host's. */
+	note("contained-bind-abstract", bind_abstract());
+	/* UML's pid file is the kernel's own to write; no kill may follow it. */
+	note("contained-pid-file", write_pidfile());
+}
+
 static int __init hostile_init(void)
 {
 	static char buf[256];
@@ -246,6 +335,7 @@ static int __init hostile_init(void)
 	note("setsid", hcall(H_SETSID, 0, 0, 0, 0, 0));
 	note("io-uring-setup", hcall(H_IO_URING_SETUP, 1, (long)buf, 0, 0, 0));
 	note("bpf", hcall(H_BPF, 0, (long)buf, 0, 0, 0));
+	same_uid();
 	/* Last: on a host that lets it through, the module's user is root from here on. */
 	note("setuid-root", hcall(H_SETUID, 0, 0, 0, 0, 0));
 	return 0;

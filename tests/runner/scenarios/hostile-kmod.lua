@@ -5,7 +5,10 @@
 -- Every other action must come back refused (negative), but those named contained-*, which may work in what is the
 -- kernel's alone (its private /dev/shm); kmod-walls.t then looks on the host for what any of them would have left.
 local env = {}
-for _, k in ipairs { "HOSTILE_KO", "HOSTILE_OUT", "HOSTILE_VICTIM", "HOSTILE_SOCK", "HOSTILE_KERNEL" } do
+for _, k in ipairs {
+  "HOSTILE_KO", "HOSTILE_OUT", "HOSTILE_VICTIM", "HOSTILE_SOCK", "HOSTILE_KERNEL", "HOSTILE_META", "HOSTILE_PEER",
+  "HOSTILE_PTS", "HOSTILE_SQUAT",
+} do
   env[k] = os.getenv(k) or error(k .. " is not set (kmod-walls.t sets it)")
 end
 
@@ -22,7 +25,17 @@ return {
     local params = ("out=%s victim=%s sock=%s kernel=%s inside=%s/inside"):format(
       env.HOSTILE_OUT, env.HOSTILE_VICTIM, env.HOSTILE_SOCK, env.HOSTILE_KERNEL, vm.shared)
       .. " inside_alt=/proc/self/fd/7/shared/inside"
+      .. (" meta=%s peer=%s pts=%s squat=%s"):format(env.HOSTILE_META, env.HOSTILE_PEER, env.HOSTILE_PTS,
+        env.HOSTILE_SQUAT)
+      -- The kernel's uml_dir, the instance's folder's uml/ (the wall opens that folder as descriptor 8).
+      .. " umldir=/proc/self/fd/8/uml"
     assert(vm:insmod("/shared/umlbed_hostile.ko", params))
+    -- While the instance lives (and holds what it bound), the test looks at the host: between these two opens.
+    local fifo = os.getenv("UMLBED_READY_FIFO")
+    if fifo then
+      assert(io.open(fifo, "r")):close()
+      assert(io.open(fifo .. ".checked", "r")):close()
+    end
     local text = assert(vm:readfile("/sys/module/umlbed_hostile/parameters/results"))
     local n = 0
     for name, value in text:gmatch("(%S+) (%-?%d+)\n") do
