@@ -19,7 +19,9 @@ check "the function-length probe finds a function of 101 lines (a head on two li
 check "... and none of 100" perl "$fn" 100 "$T/f100.c"
 cfiles=$(git ls-files 'runner/*.c' 'protocol/*.c' 'guest/*.c' 2>/dev/null)
 [ -n "$cfiles" ] || cfiles=$(find runner protocol guest -name '*.c' | sort)
+# shellcheck disable=SC2086 # the file names have no blank (git ls-files of C sources)
 check "no C function in runner/, protocol/ or guest/ is over 100 lines" perl "$fn" 100 $cfiles
+# shellcheck disable=SC2086
 perl "$fn" 100 $cfiles | diag
 if ! command -v clang-format >/dev/null; then
   prereq_skip "clang-format is not installed (apt-get install clang-format)"

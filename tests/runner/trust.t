@@ -14,7 +14,7 @@ mkdir -p "$OUT"
 : >"$OUT/victim"
 outside_clean() {
   [ "$(ls -A "$OUT")" = victim ] && return 0
-  echo "# outside: $(ls -A "$OUT" | tr '\n' ' ')"
+  echo "# outside: $(find "$OUT" -mindepth 1 -printf '%f ')"
   rm -f "$OUT"/[!v]*
   return 1
 }
@@ -131,6 +131,8 @@ else
   prereq_skip "D: umlbed boot: no kernel $KERNEL or agent $AGENT (make builds them)"
 fi
 
+# kept_plain DIR: DIR is kept, marked by a plain file (no link, no FIFO).
+kept_plain() { [ -f "$1/.umlbed-kept" ] && [ ! -L "$1/.umlbed-kept" ]; }
 # ---- E. The kept mark of a failed run is made through the run folder's descriptor: no link, no FIFO. ----
 # The link leads to a file beneath TMPDIR, where the run process itself could once write: what follows it is seen
 # whoever follows it.
@@ -150,8 +152,7 @@ for what in link fifo; do
   check "E: $what: the test put a $what where the mark goes ($planted)" [ "$planted" = yes ]
   check "E: $what: the runner ended" [ "$hung" = 0 ]
   check "E: $what: the run is FAILED" verdict_is "hostile kept mark" FAILED
-  kept=$(field "hostile kept mark" kept)
-  check "E: $what: its folder is kept, marked by a plain file" eval '[ -f "$kept/.umlbed-kept" ] && [ ! -L "$kept/.umlbed-kept" ]'
+  check "E: $what: its folder is kept, marked by a plain file" kept_plain "$(field "hostile kept mark" kept)"
   check "E: $what: nothing was made where the link led" [ ! -e "$TMPDIR/kept-target" ]
   clean
 done

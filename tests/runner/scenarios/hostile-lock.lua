@@ -10,6 +10,7 @@ return {
     local vm = assert(t:vm())
     local root = assert(vm.shared:match("^(.*)/shared$"))
     local moved, merr = os.rename(root, lock)
-    t:note(("removing the lock: %s; a folder in its place: %s"):format(tostring(removed or rerr), tostring(moved or merr)))
+    t:note(("removing the lock: %s; a folder in its place: %s"):format(tostring(removed or rerr),
+      tostring(moved or merr)))
   end,
 }

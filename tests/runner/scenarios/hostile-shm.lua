@@ -3,7 +3,7 @@
 -- (trust.t G).
 return {
   name = "hostile /dev/shm",
-  run = function(t, p)
+  run = function(t)
     local mib = assert(tonumber(os.getenv("HOSTILE_SHM_MIB")))
     local f = io.open("/dev/shm/umlbed-hostile-shm", "w")
     local written = 0
