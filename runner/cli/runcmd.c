@@ -1,6 +1,7 @@
 /* runcmd.c: umlbed run, list and fuzz: find scenarios, run them N at a time on one loop, report TAP/JUnit/JSON. */
 #include "runcmd.h"
 #include "args.h"
+#include "caps.h"
 #include "describe.h"
 #include "gdb.h"
 #include "jobs.h"
@@ -347,6 +348,8 @@ static void print_header(void) {
     printf("%s# shard %d/%d (%s; dealt by %s): %d of %d runs\n", in, g.shard.k, g.shard.n, g.shard.source,
            g.shard.balance, g.plan.njobs, g.plan.nall);
   if (g.fuzz_note[0]) printf("%s# %s\n", in, g.fuzz_note);
+  char caps[512];
+  printf("%s# %s\n", in, umb_caps_line(caps, sizeof caps));
   fflush(stdout);
 }
 
