@@ -15,6 +15,7 @@
 #include "scenario.h"
 #include "tap.h"
 #include "umlbed.h"
+#include "runlink.h"
 #include "wall.h"
 
 /* Each test is a function of the task list (tests/lib/tap.h); CHECK records and continues. */
@@ -309,17 +310,29 @@ static void test_errnames(void) {
   CHECK(umb_errno_from_name("E") == 0 && umb_errno_from_name("E0") == 0 && umb_errno_from_name("E1x") == 0);
 }
 
-/* docs/protocol.md's table has a row for every verb of the table (protocol/verbs.h), and no other. */
+/* docs/protocol.md's verb table (its "## Verbs" section) has a row for every verb of the table (protocol/verbs.h),
+ * and no other; its run link's table (its "## The run link" section) a row for every message of protocol/link.h. */
 static void check_verbs_documented(void) {
   char path[4200], line[1024];
   snprintf(path, sizeof path, "%s/../../docs/protocol.md", datadir);
   FILE *f = fopen(path, "re");
   CHECK(f != NULL);
   if (f == NULL) return;
-  int seen[UMB_NVERBS] = {0}, rows = 0;
+  int seen[UMB_NVERBS] = {0}, rows = 0, link_seen[UMB_NLINK_MSGS] = {0};
+  char section[64] = "";
   while (fgets(line, sizeof line, f)) {
     char verb[64];
-    if (sscanf(line, "| `%63[a-z]", verb) != 1) continue;
+    if (!strncmp(line, "## ", 3)) snprintf(section, sizeof section, "%.*s", (int)strcspn(line + 3, "\n"), line + 3);
+    if (!strcmp(section, "The run link")) {
+      for (int i = 0; i < UMB_NLINK_MSGS; i++) {
+        char head[32];
+        snprintf(head, sizeof head, "| `%s", umb_link_word(i));
+        size_t n = strlen(head);
+        if (!strncmp(line, head, n) && (line[n] == ' ' || line[n] == '`')) link_seen[i]++;
+      }
+      continue;
+    }
+    if (strcmp(section, "Verbs") || sscanf(line, "| `%63[a-z]", verb) != 1) continue;
     const umb_verb *v = umb_verb_find(verb, strlen(verb));
     if (v == NULL) printf("#   docs/protocol.md has a row for %s, which the verb table does not have\n", verb);
     CHECK(v != NULL);
@@ -332,6 +345,10 @@ static void check_verbs_documented(void) {
     CHECK(seen[i] == 1);
   }
   CHECK(rows == UMB_NVERBS);
+  for (int i = 0; i < UMB_NLINK_MSGS; i++) {
+    if (link_seen[i] < 1) printf("#   docs/protocol.md's run link has no row for %s\n", umb_link_word(i));
+    CHECK(link_seen[i] >= 1);
+  }
 }
 
 /* The verb table is one X-macro list: the runner's check and the agent's dispatch see the same rows. */
