@@ -405,6 +405,7 @@ int umb_runchild_main(int argc, char **argv) {
       snprintf(msg, sizeof msg, "the wall around the scenario: Landlock: %s", strerror(-wall));
       refuse_run(msg);
     }
+    umb_kns_stop();
     free_config();
     return 0;
   }
@@ -428,6 +429,7 @@ int umb_runchild_main(int argc, char **argv) {
   uv_run(loop, UV_RUN_DEFAULT);
   rc = uv_loop_close(loop);
   if (rc) fprintf(stderr, "umlbed: run process: loop not closed cleanly: %s\n", uv_strerror(rc));
+  umb_kns_stop();
   free_config();
   return 0;
 }

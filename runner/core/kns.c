@@ -15,10 +15,12 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* This process's end of the helper's link, the kernels' namespace, this process's own, its working folder. */
 static int link_fd = -1, kns_fd = -1, own_fd = -1, cwd_fd = -1;
+static pid_t helper_pid = -1;
 /* In the helper: the folder beneath which it mounts. */
 static const char *beneath;
 /* Walls waiting at once for their user namespace's ids (one per instance being started). */
@@ -200,6 +202,7 @@ int umb_kns_start(const char *const *rw, int nrw) {
   }
   close(sv[1]);
   link_fd = sv[0];
+  helper_pid = pid;
   char buf[64], path[64];
   int rc = answer(buf, sizeof buf) ? -EPIPE : -atoi(buf);
   if (rc == 0) {
@@ -217,11 +220,24 @@ int umb_kns_start(const char *const *rw, int nrw) {
     for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
       if (fds[i] >= 0) close(fds[i]);
     link_fd = kns_fd = own_fd = cwd_fd = -1;
+    umb_kns_stop();
   }
   return rc;
 }
 
 int umb_kns_active(void) { return kns_fd >= 0; }
+
+void umb_kns_stop(void) {
+  if (link_fd >= 0) close(link_fd);
+  link_fd = -1;
+  /* The helper ends at its link's end; reaped here, it leaves no zombie to whoever adopts it. */
+  if (helper_pid > 0) {
+    kill(helper_pid, SIGKILL);
+    while (waitpid(helper_pid, NULL, 0) < 0 && errno == EINTR) {
+    }
+  }
+  helper_pid = -1;
+}
 
 /* Sends one request and reads its answer: 0 or a negative errno. */
 static int request(const char *line) {

@@ -21,6 +21,8 @@
 int umb_kns_start(const char *const *rw, int nrw);
 /* Whether the kernels' namespace exists. */
 int umb_kns_active(void);
+/* Ends the helper and reaps it (at the end of the process that started it). */
+void umb_kns_stop(void);
 /* A tmpfs of size bytes, owned by uid, on dir (a folder beneath the run's) in the kernels' namespace; given back
  * with umb_kns_shm_put once the instance is gone. 0 or a negative errno. */
 int umb_kns_shm(unsigned long long size, int uid, const char *dir);
