@@ -52,6 +52,8 @@ struct umb_vm {
   unsigned exited : 1, killed : 1, dead : 1, gone : 1, ready : 1, closing : 1, con_eof : 1, dead_reported : 1;
   /* The kernel is umlbed-test's fake UML (umb_vm_options.fake_uml), whose verbs are its own: no verb table check. */
   unsigned fake : 1;
+  /* Under an interactive gdb the instance's group is the terminal's foreground (the wall's --foreground). */
+  unsigned foreground : 1;
   const char *death;
   char death_text[512];
   long pagesize;
@@ -113,6 +115,17 @@ static int group_alive(int pgid) {
 
 static void on_gone_timer(uv_timer_t *t);
 
+/* The terminal's foreground back to this process's group (the runner's), which an interactive gdb's group had: a
+ * Ctrl-C after it reaches the runner again. SIGTTOU, which a group in the background gets for this, is held. */
+static void vm_reclaim_terminal(void) {
+  sigset_t ttou, old;
+  sigemptyset(&ttou);
+  sigaddset(&ttou, SIGTTOU);
+  sigprocmask(SIG_BLOCK, &ttou, &old);
+  if (isatty(0)) tcsetpgrp(0, getpgrp());
+  sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
 static void vm_check_gone(umb_vm *vm) {
   if (vm->gone || !vm->exited || !vm->killed) return;
   int alive = group_alive(vm->pid);
@@ -126,6 +139,7 @@ static void vm_check_gone(umb_vm *vm) {
   uv_timer_stop(&vm->gone_timer);
   vm->gone = 1;
   if (!alive) umb_reaper_del_group(vm->pid);
+  if (vm->foreground) vm_reclaim_terminal();
   vm_report_dead(vm);
   vm_emit(vm, UMB_VM_GONE);
 }
@@ -497,6 +511,7 @@ int umb_vm_spawn(uv_loop_t *loop, const umb_vm_options *opt, umb_vm_event_cb cb,
   /* At most UMB_LINE_MAX bytes with the newline. */
   vm->proto.max = UMB_LINE_MAX - 1;
   vm->fake = opt->fake_uml != 0;
+  vm->foreground = opt->gdb_interactive != 0;
   /* This program again (umlbed __wall) builds the wall, then execs the kernel: through the descriptor opened when
    * this process started, not a path a run may have replaced since. */
   c->walled = 1;
