@@ -246,8 +246,10 @@ static int elf_interp(int fd, char *out, size_t size) {
  *   - new namespaces, mounts, modules, keys, BPF, perf, userfaultfd, io_uring (whose operations pass no filter),
  *     SysV and POSIX message queues and shared memory, handles, swap, reboot, kexec, accounting;
  *   - a socket of any family but AF_UNIX, connect, and a datagram to an address (sendto with one, sendmsg): no
- *     socket of the host's is reachable, and UML's own AF_UNIX socket (the management console in uml_dir) stays
- *     unanswered;
+ *     socket of the host's is reachable;
+ *   - bind and listen: an abstract unix socket's name is the host's, which a guest would take before the program
+ *     that owns it (UML binds one socket, its management console in uml_dir, which could not answer anyway: its
+ *     replies are addressed datagrams; it says it cannot start);
  *   - setsid and setpgid: every process it starts stays in the instance's group, which the runner kills as one;
  *   - TIOCSTI, which would type into a terminal it inherited;
  *   - any other architecture's calls (x32, i386): the filter reads x86_64 numbers. */
@@ -294,7 +296,9 @@ static const int denied[] = {SYS_mount,
                              SYS_sendmmsg,
                              SYS_setsid,
                              SYS_setpgid,
-                             SYS_process_vm_writev};
+                             SYS_process_vm_writev,
+                             SYS_bind,
+                             SYS_listen};
 
 /* Calls that may act on another process (or all of a uid's) by a number in an argument: a UML process may make
  * them on itself alone, so another process of its uid (another instance, a user's shell when the runner is not
@@ -354,13 +358,11 @@ static const struct sock_filter head[] = {
     LD_NR,
 };
 
-/* Installs the filter. Without a network namespace of the run's own, binding a socket is refused too: an abstract
- * unix socket's name is the host's then, which a guest could take before the program that owns it (UML's
- * management console, the one socket it binds, then reports that it cannot start). */
-static int seccomp_install(int private_net) {
+/* Installs the filter. */
+static int seccomp_install(void) {
   enum { NDENIED = sizeof denied / sizeof denied[0], NSELF = sizeof self_only / sizeof self_only[0] };
   enum { NHEAD = sizeof head / sizeof head[0] };
-  struct sock_filter prog[NHEAD + 5 * NSELF + 2 * (NDENIED + 2) + 1];
+  struct sock_filter prog[NHEAD + 5 * NSELF + 2 * NDENIED + 1];
   memcpy(prog, head, sizeof head);
   int n = NHEAD;
   for (int i = 0; i < NSELF; i++) {
@@ -370,10 +372,8 @@ static int seccomp_install(int private_net) {
     prog[n++] = (struct sock_filter)FAIL(EPERM);
     prog[n++] = (struct sock_filter)LD_NR;
   }
-  for (int i = 0; i < NDENIED + 2; i++) {
-    int nr = i < NDENIED ? denied[i] : private_net ? -1 : i == NDENIED ? SYS_bind : SYS_listen;
-    if (nr < 0) continue;
-    prog[n++] = (struct sock_filter)IS((uint32_t)nr, 0, 1);
+  for (int i = 0; i < NDENIED; i++) {
+    prog[n++] = (struct sock_filter)IS((uint32_t)denied[i], 0, 1);
     prog[n++] = (struct sock_filter)FAIL(EPERM);
   }
   prog[n++] = (struct sock_filter)ALLOW;
@@ -414,14 +414,9 @@ int umb_wall_private_ns(unsigned long long size) {
   int uid = umb_wall_owner() >= 0 ? UMB_WALL_UID : (int)geteuid();
   /* The ids as they are before the new user namespace, where they are unmapped until the maps below. */
   gid_t g = getegid();
-  int flags = CLONE_NEWNS | CLONE_NEWNET;
+  int flags = CLONE_NEWNS;
   if (geteuid() != 0) flags |= CLONE_NEWUSER;
-  /* Without a network namespace (a host that allows none), the mount namespace alone is still worth having. */
-  int net = 1;
-  if (unshare(flags)) {
-    if (unshare(flags & ~CLONE_NEWNET)) return -errno;
-    net = 0;
-  }
+  if (unshare(flags)) return -errno;
   if (flags & CLONE_NEWUSER) {
     char map[64];
     uid_t u = (uid_t)uid;
@@ -441,7 +436,7 @@ int umb_wall_private_ns(unsigned long long size) {
     snprintf(opts, sizeof opts, "mode=0700,uid=%d,gid=%d", uid, uid);
   /* Not noexec: UML maps its memory file executable. */
   if (mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, opts)) return -errno;
-  ns_private = UMB_WALL_NS_SHM | (net ? UMB_WALL_NS_NET : 0) | (private_devpts() == 0 ? UMB_WALL_NS_PTS : 0);
+  ns_private = UMB_WALL_NS_SHM | (private_devpts() == 0 ? UMB_WALL_NS_PTS : 0);
   return 0;
 }
 
@@ -632,7 +627,7 @@ int umb_wall_exec(const umb_wall_spec *spec, char *const argv[], char *const env
     return rc;
   rc = ll_apply(abi, fs_handled(abi), rules, n, 1);
   if (rc < 0) return fail("Landlock", rc);
-  if ((rc = seccomp_install(spec->ns & UMB_WALL_NS_NET))) return fail("seccomp", rc);
+  if ((rc = seccomp_install())) return fail("seccomp", rc);
   /* Nothing else inherited reaches the program; the kernel's own descriptor is close-on-exec. */
   if (kfd > maxfd) {
     if (kfd > maxfd + 1) close_range((unsigned)maxfd + 1, (unsigned)kfd - 1, 0);

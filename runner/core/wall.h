@@ -77,16 +77,14 @@ int umb_wall_hand_over(const char *path, int recurse);
  */
 int umb_wall_main(int argc, char **argv);
 
-/* Gives this process and all it starts later namespaces of their own: a mount namespace with an empty tmpfs of
- * size bytes on /dev/shm (0: the default, half the host's memory), which UML's memory files then share with nothing
- * else on the host, and a devpts of their own on /dev/pts and /dev/ptmx (no terminal of the host's is there to
- * open); a network namespace, where no abstract unix socket of the host's is (to squat its name or connect). Root
- * unshares them; anyone else needs a user namespace too, where it keeps its uid (and, after an exec, no
- * capability). Call it before a Landlock domain that handles files, which forbids mounting. 0 or a negative errno
- * (then nothing is private). */
+/* Gives this process and all it starts later a mount namespace of their own, with an empty tmpfs of size bytes on
+ * /dev/shm (0: the default, half the host's memory), which shares nothing with the host's, and a devpts of their
+ * own on /dev/pts and /dev/ptmx (no terminal of the host's is there to open). Root unshares it; anyone else needs a
+ * user namespace too, where it keeps its uid (and, after an exec, no capability). Call it before a Landlock domain
+ * that handles files, which forbids mounting. 0 or a negative errno (then nothing is private). */
 int umb_wall_private_ns(unsigned long long size);
 /* Which of them umb_wall_private_ns made private in this process (UMB_WALL_NS_* bits, 0 before or without). */
-enum { UMB_WALL_NS_SHM = 1, UMB_WALL_NS_NET = 2, UMB_WALL_NS_PTS = 4 };
+enum { UMB_WALL_NS_SHM = 1, UMB_WALL_NS_PTS = 4 };
 int umb_wall_ns(void);
 
 /* What umlbed __wall builds, for a caller that execs itself. */
