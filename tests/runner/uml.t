@@ -124,7 +124,8 @@ rm -rf "$TMPDIR"/umlbed-*
 run run "${K[@]}" "$SCEN/uml-error.lua"
 check "Lua error: ERROR" verdict_is "Lua error is ERROR" ERROR
 # The error's file:line and message are what a reader needs: that text is what is tested.
-check "Lua error: file:line" diag_has "Lua error is ERROR" 'uml-error.lua:7: deliberate error in the scenario'
+check "Lua error: file:line" diag_has "Lua error is ERROR" \
+  "uml-error.lua:$(line_of "$SCEN/uml-error.lua" 'error("deliberate'): deliberate error in the scenario"
 rm -rf "$TMPDIR"/umlbed-*
 
 # SIGINT once the guest runs its busy loop: no UML process and no folder may be left. The runner's own timeout
