@@ -99,6 +99,8 @@ uninstall:
 # mutation testing (make mutate) are not part of it: HACKING.md says why and what each costs.
 # tests/lint.t, in the prove run, holds every shell script to shellcheck (.shellcheckrc) and every Lua file to
 # luacheck (.luacheckrc) and luac5.4 -p, as tests/runner/style.t holds the C to clang-format: a finding fails it.
+# Each test file's whole output is kept in BUILD/check-logs/ (scripts/check-log.pl), and a failed check ends with
+# the failing lines and their diagnostics.
 check: guest runner
 	@scripts/check.sh
 
@@ -111,7 +113,10 @@ check-slow: guest runner
 		case $$gens in all) gs="$(GENERATIONS)" ;; *) gs=$(DEFAULT_GEN) ;; esac; \
 		for g in $$gs; do $(MAKE) -s kernel modules GEN=$$g VARIANT=$$($(generation) get $$g $$key) || exit 1; done; \
 	done <tests/outside-check
-	UMLBED_BUILD=$(BUILD) prove --directives $$(sed -n 's/^\(tests\/[^[:space:]]*\.t\)[[:space:]].*/\1/p' tests/outside-check)
+	@rm -rf $(BUILD)/check-slow-logs
+	UMLBED_BUILD=$(BUILD) UMLBED_CHECK_LOGS=$(BUILD)/check-slow-logs prove --directives --exec $(CURDIR)/scripts/check-log.pl \
+		$$(sed -n 's/^\(tests\/[^[:space:]]*\.t\)[[:space:]].*/\1/p' tests/outside-check) || \
+		{ scripts/check-log.pl --summary $(BUILD)/check-slow-logs; exit 1; }
 
 # The kernel's own mm selftests (selftests/vm before Linux 6.3, selftests/mm since: the generation's "selftests")
 # in the bed: built static from the same Debian source (tests/kselftests/build.sh), each run in a fresh guest of the
