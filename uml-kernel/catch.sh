@@ -16,7 +16,8 @@
 # default generation), "historic" the historic key of each --gen (default: every generation), of which --fault
 # (again for more) keeps only the faults named. Each variant is built first (uml-kernel/build.sh, and its modules),
 # unless --built says to use the kernels already built and build nothing. The verdicts come from the runner's JSON
-# report; the run's own output is kept only as a diagnostic of a failure.
+# report; the run's own output is kept only as a diagnostic of a failure. BROKEN_SCENARIOS='FILE|DIR...' runs those
+# instead of scenarios/ on a broken kernel (a smoke that has one fault's file).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$top/build}
@@ -89,6 +90,7 @@ done
 command -v jq >/dev/null || refuse "jq is missing to read the runner's report (Debian package jq)"
 [ -x "$UMLBED" ] || refuse "no runner $UMLBED (make runner)"
 
+read -ra scenarios <<<"${BROKEN_SCENARIOS:-$top/scenarios}"
 # Failed runs keep their folders; here failures are the point, so they go to a private folder that goes away.
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/umlbed-catch.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
@@ -121,16 +123,18 @@ kernel() {
 	echo "$bin"
 }
 
-# run KERNEL TARGET PARAM...: runs TARGET's runs (a file, or the scenarios folder) N times on KERNEL, each time with
-# catch_run=I in its name, into the report $scratch/r.json.
+# run KERNEL TARGET... [-- PARAM...]: runs the runs of the TARGETs (files or folders) N times on KERNEL, each time
+# with catch_run=I in its name, into the report $scratch/r.json.
 run() {
-	local kernel=$1 target=$2 i
-	shift 2
-	local args=()
+	local kernel=$1 i
+	shift
+	local targets=() args=()
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do targets+=("$1"); shift; done
+	[ $# = 0 ] || shift
 	for p in "$@"; do args+=(--param "$p"); done
 	for ((i = 1; i <= runs; i++)); do args+=(--param "catch_run=$i"); done
 	rm -f "$scratch/r.json"
-	TMPDIR=$scratch "$UMLBED" run -j auto --kernel "$kernel" --json "$scratch/r.json" "${args[@]}" "$target" \
+	TMPDIR=$scratch "$UMLBED" run -j auto --kernel "$kernel" --json "$scratch/r.json" "${args[@]}" "${targets[@]}" \
 		>"$scratch/out" 2>&1
 	jq -e '(.results | type) == "array"' "$scratch/r.json" >/dev/null 2>&1 && return 0
 	echo "the runner wrote no report; its last words:" | diag
@@ -155,7 +159,7 @@ catch_broken() {
 	for r in $("$gen_sh" get "$("$gen_sh" of "$v")" broken-races); do
 		[ "$r" = "$v" ] && verdicts='FAILED|CRASHED'
 	done
-	run "$bin" "$top/scenarios" || { result 1 "$v is caught ($verdicts): the suite ran"; return; }
+	run "$bin" "${scenarios[@]}" || { result 1 "$v is caught ($verdicts): the suite ran"; return; }
 	local catching='($c | split("|")) as $c | .results[] | select(.verdict | IN($c[]))'
 	local other='($c | split("|")) as $c | .results[] |
 		select(.verdict != "ok" and .verdict != "SKIP" and (.verdict | IN($c[]) | not))'
@@ -190,7 +194,7 @@ catch_historic() {
 	bin=$(kernel "$v") || { result 1 "$what: the historic kernel $v builds"; return; }
 	fixed=full$("$gen_sh" get "$g" suffix)
 	# shellcheck disable=SC2086 # params is a list of KEY=VALUE words.
-	if fixed_bin=$(kernel "$fixed") && run "$fixed_bin" "$top/$file" $params; then
+	if fixed_bin=$(kernel "$fixed") && run "$fixed_bin" "$top/$file" -- $params; then
 		got=$(counts)
 		[ "$got" = "$runs ok" ] || show '.results[] | select(.verdict != "ok")'
 	else
@@ -201,7 +205,7 @@ catch_historic() {
 	read -r want report <<<"$(field "$name" caught)"
 	want=${want:-FAILED}
 	# shellcheck disable=SC2086 # params is a list of KEY=VALUE words.
-	if run "$bin" "$top/$file" $params; then
+	if run "$bin" "$top/$file" -- $params; then
 		got=$(counts)
 	else
 		got=

@@ -17,18 +17,19 @@ mkdir -p "$BUILD/runner"
 cat >"$BUILD/runner/umlbed" <<'EOF'
 #!/usr/bin/env bash
 set -eu
-params=() json= kernel=
+params=() targets=() json= kernel=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) kernel=$2; shift 2 ;;
 	--json) json=$2; shift 2 ;;
 	--param) params+=("$2"); shift 2 ;;
 	-j) shift 2 ;;
-	*) target=$1; shift ;;
+	run) shift ;;
+	*) targets+=("$1"); shift ;;
 	esac
 done
 dir=$(dirname "$(dirname "$kernel")")
-printf '%s\n' "${params[@]}" "$target" >"$dir/args"
+printf '%s\n' "${params[@]}" "${targets[@]}" >"$dir/args"
 for p in "${params[@]}"; do
 	[ "${p%%=*}" = catch_run ] || continue
 	i=${p#catch_run=}
@@ -71,6 +72,10 @@ check "... the catching run and the run not counted are diagnostics" \
 check "... and the crash is listed as not counted" grep -qx '# scenario 3 \[catch_run=1\]: CRASHED' "$tmp/err"
 check "... the whole suite ran, once" [ "$(cat "$BUILD/kernel/broken-rounding/args")" = "catch_run=1
 $top/scenarios" ]
+BROKEN_SCENARIOS="$top/scenarios/rounding.lua $top/scenarios/vma-merge.lua" catch broken-rounding
+check "broken: BROKEN_SCENARIOS runs those files instead of the suite" [ "$(cat "$BUILD/kernel/broken-rounding/args")" = "catch_run=1
+$top/scenarios/rounding.lua
+$top/scenarios/vma-merge.lua" ]
 kernel broken-rounding '* ok' '* CRASHED'
 catch broken-rounding
 check "broken: a kernel that only crashes is missed (exit 1)" [ "$rc" = 1 ]
