@@ -41,7 +41,8 @@ help:
 	@echo "make mutate     mutation testing of the $(GEN) series: each mutant built and run against the scenarios that reach it;"
 	@echo "                the score, report and gate in build/mutate/$(GEN)/report (MUTATE_ARGS=--all, --shard K/N, --only ID;"
 	@echo "                MUTATE_VARIANT=full: judged by the suite's kernel, not the judge variant)"
-	@echo "make broken     build the deliberately broken kernels ($(call gen_key,$(GEN),broken) $(call gen_key,$(GEN),broken-races)) and show which scenarios catch each"
+	@echo "make broken     build the deliberately broken kernels ($(call gen_key,$(GEN),broken) $(call gen_key,$(GEN),broken-races)) and check that some scenario"
+	@echo "                catches each, in TAP (BROKEN_RUNS= runs of the suite, 1)"
 	@echo "make historic   build the kernels that re-create real faults of the API's history (uml-kernel/historic/corpus)"
 	@echo "                and check that each is caught in 10 runs of 10 and its fixed kernel passes (HISTORIC_RUNS=,"
 	@echo "                FAULT='NAME...' for some faults only)"
@@ -99,6 +100,8 @@ uninstall:
 # mutation testing (make mutate) are not part of it: HACKING.md says why and what each costs.
 # tests/lint.t, in the prove run, holds every shell script to shellcheck (.shellcheckrc) and every Lua file to
 # luacheck (.luacheckrc) and luac5.4 -p, as tests/runner/style.t holds the C to clang-format: a finding fails it.
+# Each test file's whole output is kept in BUILD/check-logs/ (scripts/check-log.pl), and a failed check ends with
+# the failing lines and their diagnostics.
 check: guest runner
 	@scripts/check.sh
 
@@ -111,7 +114,10 @@ check-slow: guest runner
 		case $$gens in all) gs="$(GENERATIONS)" ;; *) gs=$(DEFAULT_GEN) ;; esac; \
 		for g in $$gs; do $(MAKE) -s kernel modules GEN=$$g VARIANT=$$($(generation) get $$g $$key) || exit 1; done; \
 	done <tests/outside-check
-	UMLBED_BUILD=$(BUILD) prove --directives $$(sed -n 's/^\(tests\/[^[:space:]]*\.t\)[[:space:]].*/\1/p' tests/outside-check)
+	@rm -rf $(BUILD)/check-slow-logs
+	UMLBED_BUILD=$(BUILD) UMLBED_CHECK_LOGS=$(BUILD)/check-slow-logs prove --directives --exec $(CURDIR)/scripts/check-log.pl \
+		$$(sed -n 's/^\(tests\/[^[:space:]]*\.t\)[[:space:]].*/\1/p' tests/outside-check) || \
+		{ scripts/check-log.pl --summary $(BUILD)/check-slow-logs; exit 1; }
 
 # The kernel's own mm selftests (selftests/vm before Linux 6.3, selftests/mm since: the generation's "selftests")
 # in the bed: built static from the same Debian source (tests/kselftests/build.sh), each run in a fresh guest of the
@@ -168,17 +174,19 @@ mutate: kernel modules guest runner
 	uml-kernel/mutate.pl report --gen $(GEN) --out $(BUILD)/mutate/$(GEN)/report $(BUILD)/mutate/$(GEN)/all/results.json
 
 # Not part of check: six more kernel builds. Fails unless some scenario run FAILS (an expectation, not a crash
-# or an error) on each broken kernel; on a broken race (broken-races, built with KASAN) a CRASHED run with its
-# kernel report counts too, since a use of freed memory or an unlocked flush is what those kernels get wrong.
+# or an error) on each broken kernel in each of BROKEN_RUNS runs of the suite (1); on a broken race (broken-races,
+# built with KASAN) a CRASHED run with its kernel report counts too, since a use of freed memory or an unlocked flush
+# is what those kernels get wrong. TAP, from uml-kernel/catch.sh, as make historic's.
+BROKEN_RUNS ?= 1
 broken: kernel modules guest runner
-	uml-kernel/broken.sh $(call gen_key,$(GEN),broken) $(call gen_key,$(GEN),broken-races)
+	uml-kernel/catch.sh --runs $(BROKEN_RUNS) --gen $(GEN) broken
 
 # Not part of check: one kernel build per fault. Re-finds the real faults of uml-kernel/historic/corpus, each re-created
 # by a patch of its generation: every generation's (or GEN='6.1 6.12' names them), HISTORIC_RUNS runs each (10);
 # FAULT='NAME...' only those faults.
 HISTORIC_RUNS ?= 10
 historic: kernel guest runner
-	uml-kernel/historic.sh --runs $(HISTORIC_RUNS) $(foreach f,$(FAULT),--fault $(f)) $(if $(filter command line,$(origin GEN)),$(GEN))
+	uml-kernel/catch.sh --runs $(HISTORIC_RUNS) $(foreach f,$(FAULT),--fault $(f)) $(if $(filter command line,$(origin GEN)),$(foreach g,$(GEN),--gen $(g))) historic
 
 # Not part of check: the whole suite SOAK_RUNS times per hostile condition (-j, taskset, stress-ng neighbours,
 # time travel); fails on any verdict but ok or SKIP. KERNEL= or VARIANT= choose the kernel.

@@ -13,6 +13,11 @@
 # the broken variants (make broken) and mutation testing (make mutate) have targets of their own: HACKING.md says why
 # and what each costs.
 #
+# Each test file's whole output (its TAP and its standard error, in the order they came) is kept in
+# BUILD/check-logs/FILE.tap by scripts/check-log.pl, which prove runs each file through; after a failed prove run,
+# and after the table, each failed file's failing lines and the diagnostics that followed them are printed (and
+# kept in BUILD/check-logs/summary.log), with the files that ran beside it. The clean room copies the logs out.
+#
 # CHECK_JOBS (default 2) is prove's -j: the test files run two at a time.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -88,8 +93,18 @@ first='^tests/(kernel|mutate|scenarios)/|^tests/runner/(jail|hostile|uml|fake)\.
 mapfile -t files < <(find tests -name '*.t' | sort |
 	grep -vxF -f <(sed -n 's/^\(tests\/[^[:space:]]*\.t\)[[:space:]].*/\1/p' tests/outside-check) |
 	{ t=$(cat); grep -E "$first" <<<"$t"; grep -vE "$first" <<<"$t"; })
+# Each file's output is kept whole: no earlier run's log is left to be read as this run's.
+logs=$BUILD/check-logs
+rm -rf "$logs"
+mkdir -p "$logs"
 phase "prove tests/" env UMLBED_BUILD="$BUILD" UMLBED_RUNNER_DIR="$BUILD/runner-san" \
-	UMLBED_VARIANTS="$("$gen_sh" all variants)" \
-	prove --directives -j "${CHECK_JOBS:-2}" --state=slow,save --statefile="$state" "${files[@]}"
+	UMLBED_VARIANTS="$("$gen_sh" all variants)" UMLBED_CHECK_LOGS="$logs" \
+	prove --directives -j "${CHECK_JOBS:-2}" --state=slow,save --statefile="$state" \
+	--exec "$top/scripts/check-log.pl" "${files[@]}"
+prove_rc=$status
 report
+# What failed, last, where a reader of the output looks: prove itself says only how many checks of a file failed.
+if [ "$prove_rc" != 0 ] && [ -d "$logs" ]; then
+	"$top/scripts/check-log.pl" --summary "$logs" | tee "$logs/summary.log"
+fi
 exit "$status"

@@ -188,7 +188,7 @@ main() {
 		--no-ccache) ccache=0 ;;
 		--keep) keep_root=1 ;;
 		--) shift; break ;;
-		-h | --help) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$self"; exit 0 ;;
+		-h | --help) sed -n '2,/^set -euo/{/^set -euo/d;/SPDX-License-Identifier/d;s/^# \{0,1\}//;p}' "$self"; exit 0 ;;
 		-*) die "unknown option $1 (see --help)" ;;
 		*) break ;;
 		esac

@@ -17,6 +17,7 @@
 #   PREFIX/share/man/man1/umlbed.1             the man page
 #   PREFIX/share/umlbed/meta/                  the Lua language server's definitions of the API
 #   PREFIX/share/umlbed/bench/                 umlbed bench's scenarios and report script
+#   PREFIX/share/umlbed/COPYING, LICENSES/     the licences (MIT; GPL-2.0 for the kernels and modules)
 # Kernel objtrees (for building one's own module) are not installed: they stay in the build, where
 # `umlbed kbuild` names them.
 set -euo pipefail
@@ -102,6 +103,11 @@ do_install() {
 	done < <(find "$top/runner/lua/meta" -type f -print0 | sort -z)
 	# umlbed bench's scenarios and report script: an installed runner reads them here, not in the source tree.
 	plan "$top/bench/report.pl" "$root/share/umlbed/bench/report.pl" 644
+	# A copy of the programs carries their licences: MIT's notice, and the GPL's text beside the kernels.
+	plan "$top/COPYING" "$root/share/umlbed/COPYING" 644
+	for f in "$top"/LICENSES/*/*; do
+		plan "$f" "$root/share/umlbed/${f#"$top"/}" 644
+	done
 	for f in "$top"/bench/scenarios/*.lua; do
 		plan "$f" "$root/share/umlbed/bench/scenarios/${f##*/}" 644
 	done

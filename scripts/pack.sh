@@ -8,6 +8,7 @@
 #   build/kernel/V/variant.info                      its generation and base name (umlbed run --generation)
 #   scenarios/, uml-kernel/{generations,variants,config,fixes,broken}/, patches/, bench/patches/   the scenarios
 #                                                    and what their oracles read
+#   COPYING, LICENSES/                               the licences of what the pack carries
 #   MANIFEST                                         id, per variant its release, series hash and config hash
 # `umlbed run --pack FILE|DIR` unpacks it (a FILE) and runs its runner; only libuv1, liblua5.4-0 and libjansson4
 # are needed on that machine. Every shard report names the pack's id, and umlbed merge refuses mixed packs.
@@ -37,7 +38,7 @@ for v in "${variants[@]}"; do
 	cp "$BUILD/kernel/$v/modules/"*.ko "$p/build/kernel/$v/modules/" 2>/dev/null || true
 done
 (cd "$top" && cp -r --parents scenarios uml-kernel/generations uml-kernel/variants uml-kernel/config uml-kernel/fixes \
-	uml-kernel/broken patches bench/patches "$p/")
+	uml-kernel/broken patches bench/patches COPYING LICENSES "$p/")
 # The scenarios' shared library is a folder of their own; bench's symbolic link is not packed.
 {
 	echo "format 1"

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# lint.t: shellcheck over every shell script of the tree, luacheck and luac5.4 -p over every Lua file, one dialect and one indentation per shell test.
+# lint.t: shellcheck over every shell script of the tree, luacheck and luac5.4 -p over every Lua file, one dialect and one indentation per shell test, an SPDX line in every source file.
 #
 # The settings are the tree's .shellcheckrc and .luacheckrc. Each tool first shows that it reports a finding planted
-# in a scratch file, so "no finding" says something; a missing tool is a SKIP, a failure under strict mode.
+# in a scratch file, so "no finding" says something; a missing tool is a SKIP, a failure under strict mode. The
+# licence lines are held to scripts/spdx.pl's rules (the README's "Licence" section says them in words), and the
+# licences they name to the texts in LICENSES/.
 top=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=SCRIPTDIR/lib/strict.sh
 . "$top/tests/lib/strict.sh"
@@ -100,4 +102,49 @@ else
   check "luac5.4 -p parses every Lua file${bad[*]:+ (not: ${bad[*]})}" [ ${#bad[@]} = 0 ]
   diag "$T/luac.out"
 fi
+
+# ---- Licences: each source file's SPDX line (scripts/spdx.pl has the rules), and the texts of LICENSES/. ----
+spdx=$top/scripts/spdx.pl
+# The probe, in a scratch tree: a C file and a script without their line and a test module with another licence's
+# line are found, a document is not a source file; then the tool adds the lines where the kernel puts them.
+mkdir -p "$T/tree/runner" "$T/tree/scripts" "$T/tree/uml-kernel/modules" "$T/tree/docs"
+printf '/* x.c: a planted C file. */\n' >"$T/tree/runner/x.c"
+printf '#!/usr/bin/env bash\n# y.sh: a planted script.\n' >"$T/tree/scripts/y.sh"
+printf '// SPDX-License-Identifier: MIT\n/* m.c: a planted module file. */\n' >"$T/tree/uml-kernel/modules/m.c"
+printf '# a.md: a planted document.\n' >"$T/tree/docs/a.md"
+planted=(runner/x.c scripts/y.sh uml-kernel/modules/m.c docs/a.md)
+"$spdx" --check --top "$T/tree" "${planted[@]}" >"$T/spdx.out" 2>&1
+src=$?
+check "spdx.pl --check fails on planted files (exit $src)" [ "$src" = 1 ]
+check "... naming the C file and the script that have no line" \
+  eval 'grep -q "^runner/x.c: no SPDX line" "$T/spdx.out" && grep -q "^scripts/y.sh: no SPDX line" "$T/spdx.out"'
+check "... and the test module whose line is MIT, not GPL-2.0" \
+  grep -q '^uml-kernel/modules/m.c: line 1 is .*MIT.*, not "// SPDX-License-Identifier: GPL-2.0"' "$T/spdx.out"
+check "... and not the document" not grep -q 'docs/a.md' "$T/spdx.out"
+"$spdx" --top "$T/tree" "${planted[@]}" >/dev/null 2>&1
+check "spdx.pl adds the line first in a C file, in its comment syntax" \
+  [ "$(head -n 1 "$T/tree/runner/x.c")" = '// SPDX-License-Identifier: MIT' ]
+check "... and second after a #! line" [ "$(sed -n 2p "$T/tree/scripts/y.sh")" = '# SPDX-License-Identifier: MIT' ]
+check "... and leaves a line that names another licence to a human" \
+  [ "$(head -n 1 "$T/tree/uml-kernel/modules/m.c")" = '// SPDX-License-Identifier: MIT' ]
+# The tree: every source file, as scripts/spdx.pl --list names them.
+"$spdx" --list >"$T/spdx.list" 2>&1
+check "there are source files to check ($(wc -l <"$T/spdx.list"))" [ "$(wc -l <"$T/spdx.list")" -gt 300 ]
+"$spdx" --check >"$T/spdx.out" 2>&1
+src=$?
+check "every source file has its SPDX line ($(wc -l <"$T/spdx.out") do not; scripts/spdx.pl adds them)" [ "$src" = 0 ]
+[ "$src" = 0 ] || diag "$T/spdx.out"
+# Each licence a line names (each side of an OR) has its text in LICENSES/, which says it is valid for that name.
+sed -n 's/^Valid-License-Identifier: *//p' LICENSES/*/* | sort -u >"$T/valid"
+cut -f2 "$T/spdx.list" | sed 's/ OR /\n/g; s/ AND /\n/g' | sort -u >"$T/used"
+check "the licences the lines name have their texts in LICENSES/ ($(paste -sd' ' "$T/used"))" \
+  eval '[ -s "$T/used" ] && [ -z "$(comm -23 "$T/used" "$T/valid")" ]'
+check "LICENSES/preferred/GPL-2.0 is the whole licence" \
+  eval 'grep -q "Version 2, June 1991" LICENSES/preferred/GPL-2.0 && grep -q "END OF TERMS AND CONDITIONS" LICENSES/preferred/GPL-2.0'
+check "LICENSES/preferred/MIT is the whole licence" \
+  eval 'grep -q "Permission is hereby granted" LICENSES/preferred/MIT && grep -q "IN NO EVENT SHALL" LICENSES/preferred/MIT'
+# Each licence expression in use is one the README's Licence section explains.
+while read -r id; do
+  check "the README says where $id applies" grep -qF -- "**$id**" README.md
+done < <(cut -f2 "$T/spdx.list" | sort -u)
 echo "1..$n"

@@ -35,7 +35,7 @@ vconfigs=()
 case ${1:-} in
 -h | --help)
 	# The usage is this file's opening comment.
-	sed -n '2,/^set -euo pipefail$/{/^set /d;s/^# \{0,1\}//;p}' "$0"
+	sed -n '2,/^set -euo pipefail$/{/^set /d;/SPDX-License-Identifier/d;s/^# \{0,1\}//;p}' "$0"
 	exit 0
 	;;
 esac

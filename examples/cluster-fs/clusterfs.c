@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: MIT
+// SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * clusterfs: the coherency hook of a (very small) cluster filesystem, as an
  * out-of-tree module built against a umlbed kernel.
@@ -10,9 +10,10 @@
  * the range's user mappings with invalidate_mmap_range() and drops its clean
  * cached pages, so that the next access faults and reads the new data.
  *
- * Its license is not the GPL, as GPFS's was not: it loads where the kernel
- * exports invalidate_mmap_range() with EXPORT_SYMBOL and is refused where
- * the export is EXPORT_SYMBOL_GPL.
+ * It declares a license that is not the GPL, as GPFS did: it loads where the
+ * kernel exports invalidate_mmap_range() with EXPORT_SYMBOL and is refused
+ * where the export is EXPORT_SYMBOL_GPL. The source itself is GPL-2.0 OR
+ * MIT, so that a team may copy it into a proprietary module or into Linux.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -73,6 +74,7 @@ MODULE_PARM_DESC(remote_write, "PATH OFFSET LENGTH: another node changed that ra
 module_param_cb(invalidations, &invalidations_ops, NULL, 0444);
 MODULE_PARM_DESC(invalidations, "Ranges invalidated since load");
 
+/* The tag the kernel reads to refuse GPL-only exports: a proprietary copy's. */
 MODULE_LICENSE("Proprietary");
 MODULE_DESCRIPTION("clusterfs: keep mmaps coherent when another node writes");
 MODULE_AUTHOR("umlbed example");

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -111,25 +113,42 @@ static int kill_inside(const char *dir, pid_t runner_pgid) {
   return found;
 }
 
+static int creation_lock(const char *tmpbase, int how);
+
+/* Waits until no process holds the folder's flock: a run process holds its run folder's for as long as it lives,
+ * and may still write into the folder until it is gone. A folder nobody locks (the runner's own) is taken at once.
+ * Returns the descriptor that holds the lock (close it when done), or -1. */
+static int lock_folder(const char *path) {
+  int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return -1;
+  while (flock(fd, LOCK_EX) < 0 && errno == EINTR) {
+  }
+  return fd;
+}
+
 /* A run folder whose registration had not reached the reaper when the runner died: a run process makes it and the
  * runner passes its line on, and a SIGKILL between the two left it behind. It is named after the runner and locked by
  * its run process until that process is gone, which dies with the runner (PR_SET_PDEATHSIG): the lock's release is
- * the event to wait for. Then it goes as a registered one does; a kept folder (a failed run's) stays. */
+ * the event to wait for. Then it goes as a registered one does; a kept folder (a failed run's) stays.
+ * A run process may be making a folder as the runner dies: the creation lock, taken exclusively, waits for every
+ * folder being made to be there and locked, so the scan below sees it. */
 static void reap_unregistered(const char *tmpbase, pid_t runner, pid_t runner_pgid) {
   char prefix[32];
   snprintf(prefix, sizeof prefix, "umlbed-%d-", (int)runner);
+  int guard = creation_lock(tmpbase, LOCK_EX);
   DIR *d = opendir(tmpbase);
-  if (d == NULL) return;
+  if (d == NULL) {
+    if (guard >= 0) close(guard);
+    return;
+  }
   for (struct dirent *e; (e = readdir(d));) {
     if (strncmp(e->d_name, prefix, strlen(prefix))) continue;
     char path[PATH_MAX], mark[PATH_MAX + 32];
     struct stat st;
     if (umb_path(path, sizeof path, "%s/%s", tmpbase, e->d_name)) continue;
     if (lstat(path, &st) || !S_ISDIR(st.st_mode) || st.st_uid != getuid()) continue;
-    int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int fd = lock_folder(path);
     if (fd < 0) continue;
-    while (flock(fd, LOCK_EX) < 0 && errno == EINTR) {
-    }
     if (!umb_path(mark, sizeof mark, "%s/%s", path, UMB_KEPT_MARK) && access(mark, F_OK)) {
       umb_sweep_dir(path, runner_pgid);
       umb_rm_tree(path);
@@ -137,12 +156,25 @@ static void reap_unregistered(const char *tmpbase, pid_t runner, pid_t runner_pg
     close(fd);
   }
   closedir(d);
+  if (guard >= 0) close(guard);
 }
 
-static void __attribute__((noreturn)) reaper_main(int fd, pid_t runner, pid_t runner_pgid, const char *tmpbase) {
+/* Waits until the runner has exited, when its end was not an orderly stop: its pipe reaches EOF when it closes its
+ * descriptors, before the kernel has sent its run processes their parent-death SIGKILL. Until then a run process
+ * still runs and may make a folder after the scan. The pidfd is readable once the exit is complete. */
+static void wait_runner_gone(int pidfd) {
+  if (pidfd < 0) return;
+  struct pollfd p = {.fd = pidfd, .events = POLLIN};
+  while (poll(&p, 1, -1) < 0 && errno == EINTR) {
+  }
+  close(pidfd);
+}
+
+static void __attribute__((noreturn))
+reaper_main(int fd, int pidfd, pid_t runner, pid_t runner_pgid, const char *tmpbase) {
   static pid_t groups[REAPER_GROUPS_MAX];
   static char *dirs[REAPER_DIRS_MAX];
-  int ngroups = 0, ndirs = 0;
+  int ngroups = 0, ndirs = 0, orderly = 0;
   char buf[PATH_MAX + 16];
   size_t len = 0;
   for (;;) {
@@ -168,19 +200,31 @@ static void __attribute__((noreturn)) reaper_main(int fd, pid_t runner, pid_t ru
             free(dirs[i]);
             dirs[i--] = dirs[--ndirs];
           }
+      } else if (!strcmp(buf, "Q")) {
+        orderly = 1;
       }
       len -= (size_t)(nl + 1 - buf);
       memmove(buf, nl + 1, len);
     }
     if (len == sizeof buf - 1) len = 0; /* A line longer than any registration: drop it. */
   }
+  /* The runner stopped, and waits for this process; or it died, and its run processes are being killed. */
+  if (!orderly)
+    wait_runner_gone(pidfd);
+  else if (pidfd >= 0)
+    close(pidfd);
   /* The runner is gone. Anything still registered was live: end it, if it is still an instance in a run folder
    * (a group whose leader died may have a new owner by now). */
   for (int i = 0; i < ngroups; i++)
     if (umb_reaper_group_in(groups[i], (const char *const *)dirs, ndirs)) kill(-groups[i], SIGKILL);
+  /* Each folder goes once its run process is gone; what works inside it is killed first, so that nothing there
+   * holds the folder's lock. */
   for (int i = 0; i < ndirs; i++) {
     umb_sweep_dir(dirs[i], runner_pgid);
+    int lock = lock_folder(dirs[i]);
+    umb_sweep_dir(dirs[i], runner_pgid);
     umb_rm_tree(dirs[i]);
+    if (lock >= 0) close(lock);
   }
   reap_unregistered(tmpbase, runner, runner_pgid);
   _exit(0);
@@ -215,13 +259,22 @@ int umb_reaper_start(const char *tmpbase) {
     }
     if (dup2(p[0], 3) < 0) _exit(1);
     close_range(4, ~0U, 0);
+    /* The runner's pidfd, checked to be the parent's: a runner already gone is not waited for. */
+    int pidfd = -1;
+#ifdef SYS_pidfd_open
+    pidfd = (int)syscall(SYS_pidfd_open, runner, 0);
+    if (pidfd >= 0 && getppid() != runner) {
+      close(pidfd);
+      pidfd = -1;
+    }
+#endif
     struct sigaction sa = {.sa_handler = SIG_DFL};
     sigemptyset(&sa.sa_mask);
     for (int s = 1; s < NSIG; s++) sigaction(s, &sa, NULL);
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
-    reaper_main(3, runner, runner_pgid, tmpbase);
+    reaper_main(3, pidfd, runner, runner_pgid, tmpbase);
   }
   close(p[0]);
   reaper_fd = p[1];
@@ -231,6 +284,9 @@ int umb_reaper_start(const char *tmpbase) {
 
 void umb_reaper_stop(void) {
   if (reaper_fd < 0) return;
+  /* An orderly stop: the reaper need not wait for this process to exit (it waits for the reaper). */
+  while (write(reaper_fd, "Q\n", 2) < 0 && errno == EINTR) {
+  }
   close(reaper_fd);
   reaper_fd = -1;
   while (waitpid(reaper_pid, NULL, 0) < 0 && errno == EINTR) {

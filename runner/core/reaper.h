@@ -10,7 +10,10 @@
  * that umb_reaper_group_in() finds in them.
  * When the pipe reaches EOF (the runner exited or was killed, even by SIGKILL) the reaper SIGKILLs every group
  * still registered and every process whose working directory is inside a registered folder (this catches an
- * instance spawned just before the runner died, before its group was registered), removes the folders, and exits.
+ * instance spawned just before the runner died, before its group was registered), removes the folders, then the
+ * runner's folders it was never told of, and exits. After a death (an EOF the runner did not announce with
+ * umb_reaper_stop()) it first waits for the runner's exit to be complete, so that no run process can still be
+ * making a folder when it looks.
  * It runs in a session of its own, so the terminal's SIGINT or SIGHUP does not reach it.
  */
 

@@ -10,7 +10,7 @@ if [ "$(id -u)" != 0 ] || [ ! -x "$BUSYBOX" ] || ! git -C "$SRC" rev-parse -q --
   prereq_skip_all "clean-room.sh needs root, $BUSYBOX (busybox-static) and a git checkout"
 fi
 
-echo "1..24"
+echo "1..25"
 export UMLBED_CLEAN_ROOM_CACHE=$T/cache UMLBED_CLEAN_ROOM_OUT=$T/out
 mkdir -p "$T/r/bin" "$T/r/etc" "$T/r/proc" "$T/r/sys" "$T/r/dev" "$T/r/tmp" "$T/r/root" "$T/r/var/cache/apt/archives"
 cp "$BUSYBOX" "$T/r/bin/busybox"
@@ -33,7 +33,9 @@ mounted() { grep -c " $T/" /proc/self/mountinfo || true; }
 touch "$T/host-marker"
 "$CR" --no-ccache -- "echo inside; cat /proc/1/cmdline | tr '\\0' ' '; echo; ls /proc | grep -c '^[0-9]'; \
   [ -e '$T/host-marker' ] && echo host-'visible'; [ -f /umlbed/scripts/clean-room.sh ] && echo cloned; \
-  mkdir -p /umlbed/build/x; echo report >/umlbed/build/x/r.json; echo 'Result: PASS'; exit 7" >"$T/o1" 2>&1
+  mkdir -p /umlbed/build/x /umlbed/build/check-logs/tests/x; echo report >/umlbed/build/x/r.json; \
+  echo 'not ok 1 - kept' | tee /umlbed/build/check-logs/tests/x/a.t.tap >/umlbed/build/check-logs/tests/x/a.t.fail.log; \
+  echo 'Result: PASS'; exit 7" >"$T/o1" 2>&1
 rc=$?
 check "an end: the command's exit status is the script's (7, got $rc)" [ "$rc" = 7 ]
 check "an end: the command ran inside" grep -qx inside "$T/o1"
@@ -45,6 +47,9 @@ check "an end: ... and not in the root" not grep -q host-visible "$T/o1"
 check "an end: the command runs in a clone of HEAD" grep -qx cloned "$T/o1"
 check "an end: the output is copied out" grep -qx inside "$T/out/run.log"
 check "an end: the build folder's reports are copied out" grep -qx report "$T/out/logs/build/x/r.json"
+check "an end: ... and make check's logs of each test file (check-logs/)" eval \
+  'grep -qx "not ok 1 - kept" "$T/out/logs/build/check-logs/tests/x/a.t.tap" &&
+    grep -qx "not ok 1 - kept" "$T/out/logs/build/check-logs/tests/x/a.t.fail.log"'
 check "an end: prove's closing line is the last line" [ "$(tail -n 1 "$T/o1")" = "Result: PASS" ]
 check "an end: no run folder is left" [ "$(runs)" = 0 ]
 check "an end: nothing is left mounted" [ "$(mounted)" = 0 ]

@@ -39,6 +39,9 @@ check "umlbed bench's scenarios and report script are installed" \
 "$I/bin/umlbed" bench --help >"$T/bench-help" 2>&1
 check "the installed umlbed bench takes its scenarios from the prefix" grep -q "default: $I/share/umlbed/bench/scenarios" "$T/bench-help" ||
   diag "$T/bench-help"
+check "the licences are installed beside the programs (COPYING, LICENSES/)" \
+  [ -f "$I/share/umlbed/COPYING" ] && [ -f "$I/share/umlbed/LICENSES/preferred/MIT" ] &&
+  [ -f "$I/share/umlbed/LICENSES/preferred/GPL-2.0" ]
 # Every file under the prefix is in the manifest, so uninstall can remove it.
 manifest_whole() {
   (cd "$I" && find . \( -type f -o -type l \) | sed 's|^\./||' | sort) >"$T/files"

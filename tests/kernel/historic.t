@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# historic.t: the corpus of real faults (uml-kernel/historic/) is whole: each historic variant re-creates one fault of the corpus, with its fix, release, kind and catching scenario, and historic.sh refuses bad arguments.
+# historic.t: the corpus of real faults (uml-kernel/historic/) is whole: each historic variant re-creates one fault of the corpus, with its fix, release, kind and catching scenario, and catch.sh refuses bad arguments.
 #
 # make historic builds the kernels and re-finds the faults (outside make check: one kernel build each); this checks,
 # in a second, what it reads, so that a corpus entry without a reference or a scenario cannot land.
@@ -10,7 +10,7 @@ corpus=$top/uml-kernel/historic/corpus
 . "$top/tests/lib/strict.sh"
 . "$top/tests/lib/tap.sh"
 
-# field FAULT KEY: the value of KEY in FAULT's block of the corpus (as historic.sh reads it).
+# field FAULT KEY: the value of KEY in FAULT's block of the corpus (as catch.sh reads it).
 field() {
 	awk -v f="$1" -v k="$2" '
 		$1 == "fault" { on = ($2 == f); next }
@@ -69,13 +69,13 @@ for g in $("$gen_sh" list); do
 	done
 done
 
-# historic.sh's arguments: a bad count, an unknown fault and a missing runner are refused before any build.
-out=$("$top/uml-kernel/historic.sh" --runs 0 2>&1)
-check "historic.sh --runs 0 is refused (exit 2)" [ $? = 2 ]
+# catch.sh's arguments: a bad count, an unknown fault and a missing runner are refused before any build.
+out=$("$top/uml-kernel/catch.sh" --runs 0 historic 2>&1)
+check "catch.sh --runs 0 is refused (exit 2)" [ $? = 2 ]
 check "... saying why" grep -q 'wants a positive count' <<<"$out"
-out=$("$top/uml-kernel/historic.sh" --fault no-such-fault 2>&1)
-check "historic.sh --fault of a fault the corpus does not have is refused (exit 2)" [ $? = 2 ]
+out=$("$top/uml-kernel/catch.sh" --fault no-such-fault historic 2>&1)
+check "catch.sh --fault of a fault the corpus does not have is refused (exit 2)" [ $? = 2 ]
 check "... naming it" grep -q 'no fault no-such-fault in uml-kernel/historic/corpus' <<<"$out"
-out=$(BUILD=$(mktemp -u) "$top/uml-kernel/historic.sh" 2>&1)
-check "historic.sh without a runner is refused (exit 2), naming make runner" [ $? = 2 ] && grep -q 'make runner' <<<"$out"
+out=$(BUILD=$(mktemp -u) "$top/uml-kernel/catch.sh" historic 2>&1)
+check "catch.sh without a runner is refused (exit 2), naming make runner" [ $? = 2 ] && grep -q 'make runner' <<<"$out"
 echo "1..$n"

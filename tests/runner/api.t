@@ -13,16 +13,18 @@ for how in require require_err assert_eq assert_true assert_pages go; do
   check "stop by $how: FAILED" verdict_is "api: stop [how=$how]" FAILED
 done
 # The messages are what these checks are about: each names its file:line and says what failed.
+R=$SCEN/api-require.lua
 check "t:require: file:line and the formatted message" \
-  diag_re "api: stop [how=require]" 'api-require\.lua:6: echo said a, not b$'
+  diag_re "api: stop [how=require]" "api-require\\.lua:$(line_of "$R" 'require = function'): echo said a, not b\$"
 check "t:require(nil, err, ename): err shown as it is, even with a %" \
-  diag_re "api: stop [how=require_err]" 'api-require\.lua:8: EINVAL: 100% bad$'
+  diag_re "api: stop [how=require_err]" "api-require\\.lua:$(line_of "$R" 'require_err = function'): EINVAL: 100% bad\$"
 check "t:assert_eq: the table diff" diag_re "api: stop [how=assert_eq]" '^    \[2\] expected 2, seen "3"$'
-check "t:assert_true: file:line" diag_re "api: stop [how=assert_true]" 'api-require\.lua:10: assert_true \(false\)$'
-check "t:assert_pages: the per-page diff" \
-  diag_re "api: stop [how=assert_pages]" 'api-require\.lua:11: assert_pages: pages expected "FF", seen "F-"$'
-check "t:assert_eq in a t:go task: the task's file:line" \
-  diag_re "api: stop [how=go]" 'api-require\.lua:23: assert_eq in a task: expected 1, seen 2$'
+check "t:assert_true: file:line" \
+  diag_re "api: stop [how=assert_true]" "api-require\\.lua:$(line_of "$R" 'assert_true = function'): assert_true \\(false\\)\$"
+check "t:assert_pages: the per-page diff" diag_re "api: stop [how=assert_pages]" \
+  "api-require\\.lua:$(line_of "$R" 'assert_pages = function'): assert_pages: pages expected \"FF\", seen \"F-\"\$"
+check "t:assert_eq in a t:go task: the task's file:line" diag_re "api: stop [how=go]" \
+  "api-require\\.lua:$(line_of "$R" '"assert_eq in a task"'): assert_eq in a task: expected 1, seen 2\$"
 # "went on" and "returns its value" are the scenario's own failure texts, written only if it did not stop.
 check "no code after a failed requirement ran (run function or task)" \
   jtrue '[.results[].diag // "" | contains("went on")] | any | not'
@@ -37,7 +39,8 @@ run run "${F[@]}" "$SCEN/api-diff.lua"
 D="api: diff"
 check "diff: FAILED" verdict_is "$D" FAILED
 check "diff: equal nested tables pass, t:eq returns true" not diag_re "$D" 'equal nested tables|returns true'
-check "diff: tables name file:line" diag_re "$D" 'api-diff\.lua:6: tables: tables differ$'
+check "diff: tables name file:line" \
+  diag_re "$D" "api-diff\\.lua:$(line_of "$SCEN/api-diff.lua" '"tables")'): tables: tables differ\$"
 check "diff: a differing list item" diag_re "$D" '^    \[3\] expected "C", seen "D"$'
 check "diff: a nested key" diag_re "$D" '^    \.x\.y expected 1, seen 2$'
 check "diff: a key only in seen" diag_re "$D" '^    \.z expected nil, seen true$'
@@ -47,7 +50,7 @@ check "diff: long strings: the first differing offset" \
   diag_re "$D" 'long strings: strings differ at offset 100 \(0-based; 151 bytes expected, 151 seen\)$'
 check "diff: long strings: context around it" diag_re "$D" '^    expected \.\.\."a{16}Xb{31}"\.\.\.$'
 check "diff: newlines are escaped" diag_re "$D" '^    seen     "one\\nthree"$'
-check "diff: numbers" diag_re "$D" 'api-diff\.lua:10: numbers: expected 4, seen 5$'
+check "diff: numbers" diag_re "$D" "api-diff\\.lua:$(line_of "$SCEN/api-diff.lua" '"numbers")'): numbers: expected 4, seen 5\$"
 check "diff: page states, expected first" diag_has "$D" 'page 3: expected A present, anonymous (COW copy), seen - not present'
 check "diff: no table is shown as an address" not diag_has "$D" 'table: 0x'
 clean

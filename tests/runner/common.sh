@@ -114,6 +114,10 @@ failed_runs() {
 diag_has() { field "$1" diag | grep -qF -- "$2"; }
 # diag_re NAME ERE: the same with an extended regular expression, matched line by line.
 diag_re() { field "$1" diag | grep -qE -- "$2"; }
+# line_of FILE TEXT: the number of FILE's first line that holds TEXT (a fixed string). A check that an error names
+# its file:line finds the line by its code, so that a line added above it (a licence line, a comment) moves the
+# check with it; the text must be the line's own.
+line_of() { grep -nF -m 1 -- "$2" "$1" | cut -d: -f1; }
 # run ARGS...: runs the runner (with a JSON report, see with_json), keeping stdout, stderr, exit status and wall time
 # in $T/out, $T/err, $rc, $secs.
 run() {

@@ -19,7 +19,8 @@ run run "${F[@]}" "$SCEN/fake-fail.lua"
 check "failed expectation: exit status 1" [ "$rc" = 1 ]
 check "failed expectation: FAILED verdict" verdict_is "fake fail" FAILED
 # What a failure says is what these two check: where it is and what differs.
-check "failed expectation: names file:line" diag_has "fake fail" 'fake-fail.lua:6: deliberate mismatch: expected "b", seen "a"'
+check "failed expectation: names file:line" diag_has "fake fail" \
+  "fake-fail.lua:$(line_of "$SCEN/fake-fail.lua" '"deliberate mismatch"'): deliberate mismatch: expected \"b\", seen \"a\""
 check "failed expectation: per-page diff" \
   diag_has "fake fail" 'page 3: expected A present, anonymous (COW copy), seen - not present'
 # The scenario's last step records a sample (t:metric): it went on after its failed expectations.
@@ -32,7 +33,8 @@ rm -rf "$kept"
 run run "${F[@]}" "$SCEN/fake-error.lua"
 check "Lua error: ERROR verdict" verdict_is "fake error" ERROR
 # The error's text: its file:line and Lua's traceback are what a reader needs.
-check "Lua error: file:line of the error" diag_has "fake error" 'fake-error.lua:4: attempt to index a nil value'
+check "Lua error: file:line of the error" \
+  diag_has "fake error" "fake-error.lua:$(line_of "$SCEN/fake-error.lua" 'return x.field'): attempt to index a nil value"
 check "Lua error: traceback" diag_has "fake error" 'stack traceback'
 rm -rf "$TMPDIR"/umlbed-*
 
@@ -95,7 +97,7 @@ check "json report: all 7 results with the right counts" \
 check "-j 4: TAP with a plan and a result for each of the 7 runs" tap_is 7
 check "failed_runs (common.sh) names the FAILED and the ERROR run, each with its diagnostics" \
   eval '[ "$(failed_runs | grep -c "^[^ ]")" = 2 ] && failed_runs | grep -qx "fake fail: FAILED (.*fake-fail.lua)" &&
-    failed_runs | grep -q "^  .*fake-fail.lua:6: deliberate mismatch"'
+    failed_runs | grep -q "^  .*fake-fail.lua:$(line_of "$SCEN/fake-fail.lua" "\"deliberate mismatch\""): deliberate mismatch"'
 check "junit report: one testcase per run, failure and error elements" \
   test "$(grep -c '<testcase ' "$T/r.xml")" = 7 -a "$(grep -c '<failure ' "$T/r.xml")" = 1 -a "$(grep -c '<error ' "$T/r.xml")" = 1
 if command -v xmllint >/dev/null; then
@@ -265,12 +267,14 @@ check "t:go: calls in tasks run concurrently, results, errors, deadlocks, vm.ker
 # The failures' and errors' texts below are what is tested: each names the task and its file:line.
 run run "${F[@]}" "$SCEN/fake-go-late.lua"
 check "t:go: a task still running when run returns is waited for" verdict_is "fake go late" FAILED
-check "t:go: a failure in a task names the task's file:line" diag_has "fake go late" 'fake-go-late.lua:8: late failure in a task'
+check "t:go: a failure in a task names the task's file:line" diag_has "fake go late" \
+  "fake-go-late.lua:$(line_of "$SCEN/fake-go-late.lua" 't:fail("late failure'): late failure in a task"
 rm -rf "$TMPDIR"/umlbed-*
 run run "${F[@]}" "$SCEN/fake-go-error.lua"
 check "t:go: an unwaited task error is an ERROR at the end" verdict_is "fake go error" ERROR
+l=$(line_of "$SCEN/fake-go-error.lua" 'error("unwaited boom")')
 check "t:go: the unwaited error names the task and its file:line" \
-  diag_re "fake go error" 'nobody waited for: task 1 \(t:go at .*fake-go-error\.lua:6\): .*fake-go-error\.lua:6: unwaited boom'
+  diag_re "fake go error" "nobody waited for: task 1 \\(t:go at .*fake-go-error\\.lua:$l\\): .*fake-go-error\\.lua:$l: unwaited boom"
 rm -rf "$TMPDIR"/umlbed-*
 run run "${F[@]}" "$SCEN/fake-go-skip.lua"
 check "t:go: t:skip in a task is an error, re-raised by wait (ERROR)" verdict_is "fake go skip" ERROR
@@ -285,8 +289,9 @@ run run "${F[@]}" "$SCEN/fake-go-kill.lua"
 check "t:go: vm:kill() cancels another task's call (ECANCELED)" [ "$rc" = 0 ]
 run run "${F[@]}" --timeout "$TO" "$SCEN/fake-go-hang.lua"
 check "t:go: a run stuck in two tasks is a TIMEOUT" verdict_is "fake go hang" TIMEOUT
+l=$(line_of "$SCEN/fake-go-hang.lua" 't:go(function()')
 check "t:go: the TIMEOUT names every pending call" diag_re "fake go hang" \
-  "no verdict after $TO\\.0 s; waiting for hang \\(the run function\\), hold \\(task 1 \\(t:go at .*fake-go-hang\\.lua:6\\)\\)"
+  "no verdict after $TO\\.0 s; waiting for hang \\(the run function\\), hold \\(task 1 \\(t:go at .*fake-go-hang\\.lua:$l\\)\\)"
 check "t:go: TIMEOUT not before the limit, no hang past it (${secs}s for ${TO}s)" within "$secs" "$TO" "$GUARD"
 rm -rf "$TMPDIR"/umlbed-*
 run run "${F[@]}" --timeout "$TO" "$SCEN/fake-go-busy.lua"
@@ -362,7 +367,9 @@ cp "$SCEN/fake-broken.lua.in" "$T/fake-broken.lua"
 run run "${F[@]}" "$T/fake-broken.lua" "$SCEN/fake-ok.lua"
 check "broken scenario file: an ERROR run named after the file" verdict_is "$T/fake-broken.lua" ERROR
 # A syntax error's message is what is tested: Lua's, with the file:line.
-check "... whose error names file:line" diag_has "$T/fake-broken.lua" "$T/fake-broken.lua:3: '}' expected"
+# Lua names the line of the end of the file, the one after its last.
+check "... whose error names file:line" \
+  diag_has "$T/fake-broken.lua" "$T/fake-broken.lua:$(($(wc -l <"$T/fake-broken.lua") + 1)): '}' expected"
 check "broken scenario file: the other file still ran" verdict_is "fake ok" ok
 
 run run --kernel /nonexistent "$SCEN/fake-ok.lua"

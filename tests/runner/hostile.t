@@ -46,7 +46,8 @@ clean
 grun run "${F[@]}" "$SCEN/hostile-exit.lua"
 check "B: os.exit(0): the run has its verdict (the runner went on): ERROR" verdict_is "hostile os.exit" ERROR
 # Where an error is and what it says are what a sandbox ERROR gives the reader: those texts are tested here and below.
-check "B: os.exit(0): the ERROR names hostile-exit.lua:4" diag_has "hostile os.exit" 'hostile-exit.lua:4:'
+l=$(line_of "$SCEN/hostile-exit.lua" 'os.exit(0)')
+check "B: os.exit(0): the ERROR names hostile-exit.lua:$l" diag_has "hostile os.exit" "hostile-exit.lua:$l:"
 check "B: os.exit(0): exit status 1 (got $rc)" [ "$rc" = 1 ]
 # Only a folder of this test's TMPDIR is removed, whatever the report says.
 kept=$(field "hostile os.exit" kept)
@@ -62,9 +63,10 @@ check "B: pcall(os.exit, 0): the run folder is gone" [ "$(leftover_dirs)" = 0 ]
 clean
 
 grun run "${F[@]}" "$SCEN/hostile-sandbox-call.lua"
+l=$(line_of "$SCEN/hostile-sandbox-call.lua" 'f(table.unpack(args[p.fn]))')
 for fn in os.execute io.popen package.loadlib debug.sethook debug.setlocal debug.setupvalue; do
   check "B: calling $fn is an ERROR" verdict_is "hostile sandbox call [fn=$fn]" ERROR
-  check "B: ... naming hostile-sandbox-call.lua:20" diag_has "hostile sandbox call [fn=$fn]" 'hostile-sandbox-call.lua:20:'
+  check "B: ... naming hostile-sandbox-call.lua:$l" diag_has "hostile sandbox call [fn=$fn]" "hostile-sandbox-call.lua:$l:"
 done
 clean
 
@@ -451,17 +453,21 @@ rc=$?
 check "F: TMPDIR=/nonexistent: exit status 2 (got $rc)" [ "$rc" = 2 ]
 grun run "${F[@]}" "$SCEN/hostile-request.lua"
 check "F: a newline in vm:request's verb: ERROR" verdict_is "hostile request [part=verb]" ERROR
-check "F: ... naming hostile-request.lua:8" diag_has "hostile request [part=verb]" 'hostile-request.lua:8:'
+l=$(line_of "$SCEN/hostile-request.lua" 'vm:request(1, "hello')
+check "F: ... naming hostile-request.lua:$l" diag_has "hostile request [part=verb]" "hostile-request.lua:$l:"
 check "F: a newline in a vm:request field: ERROR" verdict_is "hostile request [part=field]" ERROR
-check "F: ... naming hostile-request.lua:10" diag_has "hostile request [part=field]" 'hostile-request.lua:10:'
+l=$(line_of "$SCEN/hostile-request.lua" 'vm:request(1, "echo"')
+check "F: ... naming hostile-request.lua:$l" diag_has "hostile request [part=field]" "hostile-request.lua:$l:"
 clean
 grun run "${F[@]}" "$SCEN/hostile-file-blank.lua"
 check "F: vm:file with a blank in the name: ERROR" verdict_is "hostile file name with a blank" ERROR
-check "F: ... naming hostile-file-blank.lua:6" diag_has "hostile file name with a blank" 'hostile-file-blank.lua:6:'
+l=$(line_of "$SCEN/hostile-file-blank.lua" 'vm:file(')
+check "F: ... naming hostile-file-blank.lua:$l" diag_has "hostile file name with a blank" "hostile-file-blank.lua:$l:"
 clean
 grun run "${F[@]}" "$SCEN/hostile-file-nul.lua"
 check "F: vm:file with a NUL in the name: ERROR" verdict_is "hostile file name with NUL" ERROR
-check "F: ... naming hostile-file-nul.lua:6" diag_has "hostile file name with NUL" 'hostile-file-nul.lua:6:'
+l=$(line_of "$SCEN/hostile-file-nul.lua" 'vm:file(')
+check "F: ... naming hostile-file-nul.lua:$l" diag_has "hostile file name with NUL" "hostile-file-nul.lua:$l:"
 clean
 # The kernel command line is an allow-list: t:vm{cmdline=} (by the fake UML, which boots whatever it is given).
 grun run "${F[@]}" "$SCEN/hostile-cmdline.lua"

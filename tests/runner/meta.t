@@ -42,8 +42,10 @@ mutant() { rm -rf "${T:?}/$1" && cp -r "$META" "$T/$1" && echo "$T/$1"; }
 mapfile -t files < <(meta_files "$META")
 check "there are definition files (${#files[@]}: umlbed.lua, t.lua and one per bed module)" [ ${#files[@]} = 7 ]
 for f in "${files[@]}"; do
-  check "${f#"$SRC"/}: a ---@meta file whose second line says what it is for" \
-    awk 'NR == 1 && $0 != "---@meta" { exit 1 } NR == 2 && !/^-- [^ ]+\.lua: / { exit 1 } NR == 2 { exit 0 }' "$f"
+  # ---@meta first (the language server wants it there), then the licence line, then what the file is for.
+  check "${f#"$SRC"/}: a ---@meta file whose next line but its SPDX line says what it is for" \
+    awk 'NR == 1 && $0 != "---@meta" { exit 1 } NR == 1 { next } /^-- SPDX-License-Identifier: / && !s { s = 1; next }
+      !/^-- [^ ]+\.lua: / { exit 1 } { exit 0 }' "$f"
 done
 check "runner/lua/meta/README.md: its first line says what the folder is for" \
   grep -q '^# .*LuaLS\|^# .*lua-language-server' <(head -n 1 "$META/README.md")

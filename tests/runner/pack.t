@@ -14,11 +14,12 @@ pack_holds() {
   tar -tzf "$T/pack.tar.gz" >"$T/list" || return 1
   for f in build/runner/umlbed build/guest/umlbed-agent build/kernel/full/obj/linux build/kernel/gpl-only/obj/linux \
     build/kernel/full/variant.info build/kernel/gpl-only/variant.info uml-kernel/generations/default \
-    build/kernel/full/modules/umlbed_gpl.ko scenarios/rounding.lua uml-kernel/variants/full MANIFEST; do
+    build/kernel/full/modules/umlbed_gpl.ko scenarios/rounding.lua uml-kernel/variants/full COPYING \
+    LICENSES/preferred/MIT LICENSES/preferred/GPL-2.0 MANIFEST; do
     grep -qx "umlbed-pack/$f" "$T/list" || { echo "# missing $f" >&2; return 1; }
   done
 }
-check "the pack holds the runner, the agent, both kernels and what names their generation, the scenarios and a manifest" \
+check "the pack holds the runner, the agent, both kernels and what names their generation, the scenarios, the licences and a manifest" \
   pack_holds
 id=$(tar -xzf "$T/pack.tar.gz" -O umlbed-pack/MANIFEST | sed -n 's/^id //p')
 check "the manifest has an id and the kernels' releases" [ -n "$id" ]

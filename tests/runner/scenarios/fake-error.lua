@@ -1,7 +1,7 @@
 -- fake-error.lua: a Lua error in the scenario is ERROR with file:line and a traceback.
 local function helper()
   local x = nil
-  return x.field -- line 4: indexing nil
+  return x.field -- Indexing nil: the line the ERROR names.
 end
 
 return {

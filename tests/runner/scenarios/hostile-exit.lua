@@ -1,4 +1,4 @@
--- hostile-exit.lua: os.exit is not there in the sandbox: calling it is an ERROR at this file's line 4, and the runner goes on.
+-- hostile-exit.lua: os.exit is not there in the sandbox: calling it is an ERROR at that line, and the runner goes on.
 return {
   name = "hostile os.exit",
   run = function() os.exit(0) end,

@@ -3,7 +3,7 @@ return {
   name = "hostile file name with a blank",
   run = function(t)
     local vm = assert(t:vm())
-    vm:file("my data", 10) -- line 6
+    vm:file("my data", 10) -- The line the ERROR names.
     t:fail("vm:file took a name with a blank")
   end,
 }

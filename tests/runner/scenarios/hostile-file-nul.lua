@@ -3,7 +3,7 @@ return {
   name = "hostile file name with NUL",
   run = function(t)
     local vm = assert(t:vm())
-    vm:file("a\0b", 10) -- line 6
+    vm:file("a\0b", 10) -- The line the ERROR names.
     t:fail("vm:file took a name with a NUL byte")
   end,
 }

@@ -5,9 +5,9 @@ return {
   run = function(t, p)
     local vm = assert(t:vm())
     if p.part == "verb" then
-      vm:request(1, "hello\n999 1 hello") -- line 8
+      vm:request(1, "hello\n999 1 hello") -- The line the ERROR names.
     else
-      vm:request(1, "echo", "x\n999 1 die") -- line 10
+      vm:request(1, "echo", "x\n999 1 die") -- The line the ERROR names.
     end
     t:fail("the request was sent")
   end,

@@ -1,4 +1,4 @@
--- hostile-sandbox-call.lua: each function the sandbox removes is nil: calling it is an ERROR naming this file's line 20.
+-- hostile-sandbox-call.lua: each function the sandbox removes is nil: calling it is an ERROR naming the line of the call.
 local args = {
   ["os.execute"] = { "true" },
   ["io.popen"] = { "true" },
@@ -17,7 +17,7 @@ return {
     for k in p.fn:gmatch("[^.]+") do
       if type(f) == "table" then f = f[k] else f = nil end
     end
-    f(table.unpack(args[p.fn])) -- line 20
+    f(table.unpack(args[p.fn])) -- The line the ERROR names.
     t:fail(p.fn .. " could be called")
   end,
 }

@@ -4,6 +4,6 @@ return {
   run = function(t)
     local vm = assert(t:vm())
     assert(vm:spawn())
-    error("deliberate error in the scenario") -- line 7
+    error("deliberate error in the scenario") -- The line the ERROR names.
   end,
 }
