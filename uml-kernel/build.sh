@@ -129,13 +129,20 @@ touched() {
 	done | sort -u
 }
 
-# configure SRC OBJ: the variant's .config in the build folder OBJ from the tree SRC: tinyconfig, the fragments merged
-# in order, olddefconfig, then check-config.sh, which fails naming each fragment option olddefconfig dropped and the
-# "depends on" lines that say why. Both a build and --configure make it here, so a check cannot differ from a build.
+# configure SRC OBJ [TINY]: the variant's .config in the build folder OBJ from the tree SRC: tinyconfig, the fragments
+# merged in order, olddefconfig, then check-config.sh, which fails naming each fragment option olddefconfig dropped
+# and the "depends on" lines that say why. Both a build and --configure make it here, so a check cannot differ from a
+# build. TINY keeps tinyconfig's .config, which depends on the tree and the compiler only, for the next configuration
+# in the same tree (--configure's): two of the three Kconfig runs, each a hundred compiler probes.
 configure() {
 	local kmk=(make -C "$1" O="$2" ARCH=um -j"$JOBS")
 	rm -f "$2/.config"
-	"${kmk[@]}" -s tinyconfig >/dev/null || return
+	if [ -n "${3:-}" ] && [ -f "$3" ]; then
+		cp "$3" "$2/.config"
+	else
+		"${kmk[@]}" -s tinyconfig >/dev/null || return
+		[ -z "${3:-}" ] || cp "$2/.config" "$3"
+	fi
 	"$1/scripts/kconfig/merge_config.sh" -m -O "$2" "$2/.config" "${fragments[@]}" >/dev/null || return
 	"${kmk[@]}" -s olddefconfig >/dev/null || return
 	"$top/uml-kernel/check-config.sh" "$2/.config" "${fragments[@]}"
@@ -224,7 +231,7 @@ if [ -n "$configure_only" ]; then
 	fi
 	touch "$cdir/.tree-$khash"
 	say CONFIG "$variant: tinyconfig + ${fragments[*]##*/} (configure only)"
-	if ! configure "$tree" "$cdir/obj-$khash"; then
+	if ! configure "$tree" "$cdir/obj-$khash" "$cdir/obj-$khash/tinyconfig-$(gcc --version | head -n 1 | sha256sum | cut -c1-12)"; then
 		echo "build.sh: $variant: its configuration drops fragment options (above): uml-kernel/variants/$variant" >&2
 		exit 1
 	fi
