@@ -27,7 +27,7 @@ all: scenarios
 help:
 	@echo "make            build everything and run scenarios/"
 	@echo "make check      build the kernels the tests boot and run the tests (prove), with the table of its time"
-	@echo "make check-slow the tests make check leaves out (tests/outside-check): mm selftests, coverage merge, bisect, every KASAN kernel"
+	@echo "make check-slow the tests make check leaves out (tests/outside-check): mm selftests, coverage merge and smoke, bisect, every KASAN kernel"
 	@echo "make kernel     build the patched UML kernels of generation GEN ($(GEN): $(VARIANTS)); VARIANT=name for one"
 	@echo "                GEN is one of $(GENERATIONS) (uml-kernel/generations/), default $(DEFAULT_GEN)"
 	@echo "make modules    build the test modules against each kernel variant"
@@ -104,8 +104,8 @@ check: guest runner
 	@scripts/check.sh
 
 # The test files of tests/outside-check, each after the kernels it boots (its generation key, of every generation or
-# the default one): the mm selftests, the coverage data's merge, the bisect builds, every KASAN
-# kernel. HACKING.md says when to run it.
+# the default one): the mm selftests, the coverage data's merge and the smoke of make coverage and make mutate, the
+# bisect builds, every KASAN kernel. HACKING.md says when to run it.
 .PHONY: check-slow
 check-slow: guest runner
 	@while read -r f key gens _; do \
@@ -140,8 +140,8 @@ checkpatch: deps
 # The series' coverage: the suite on the generation's gcov kernel (its "coverage" variant), then the report and its
 # gate (tests/coverage/threshold): BUILD/coverage/VARIANT/report/html/index.html, and the reach data make mutate
 # reads (reach.txt, reach-lines.json: docs/coverage.md). make check configures every coverage variant
-# (tests/kernel/configs.t); make check-slow builds the default generation's for tests/coverage/merge.t; this
-# target runs the whole suite on it.
+# (tests/kernel/configs.t); make check-slow builds the default generation's and runs this target's smoke on it
+# (tests/targets/reach.t); this target runs the whole suite on it.
 coverage: coverage_variant = $(call gen_key,$(GEN),coverage)
 coverage: guest runner
 	@scripts/deps.sh
