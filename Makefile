@@ -27,7 +27,7 @@ all: scenarios
 help:
 	@echo "make            build everything and run scenarios/"
 	@echo "make check      build the kernels the tests boot and run the tests (prove), with the table of its time"
-	@echo "make check-slow the tests make check leaves out (tests/outside-check): mm selftests, coverage merge, every KASAN kernel"
+	@echo "make check-slow the tests make check leaves out (tests/outside-check): mm selftests, coverage merge and smoke, bisect, every KASAN kernel"
 	@echo "make kernel     build the patched UML kernels of generation GEN ($(GEN): $(VARIANTS)); VARIANT=name for one"
 	@echo "                GEN is one of $(GENERATIONS) (uml-kernel/generations/), default $(DEFAULT_GEN)"
 	@echo "make modules    build the test modules against each kernel variant"
@@ -97,7 +97,8 @@ uninstall:
 # runs tests/ two files at a time (valgrind over the runner among them). It ends with the table of where the time
 # went (also in BUILD/check-times.json); tests/budget holds what it may cost and bench/check-cost.sh measures it.
 # The mm selftests, the coverage merge and the bisect builds (make check-slow), the broken kernels (make broken) and
-# mutation testing (make mutate) are not part of it: HACKING.md says why and what each costs.
+# mutation testing (make mutate) are not part of it: HACKING.md says why and what each costs. Each of those targets
+# has its cheapest smoke in it instead, or a reason why it cannot (tests/targets/smokes).
 # tests/lint.t, in the prove run, holds every shell script to shellcheck (.shellcheckrc) and every Lua file to
 # luacheck (.luacheckrc) and luac5.4 -p, as tests/runner/style.t holds the C to clang-format: a finding fails it.
 # Each test file's whole output is kept in BUILD/check-logs/ (scripts/check-log.pl), and a failed check ends with
@@ -106,7 +107,8 @@ check: guest runner
 	@scripts/check.sh
 
 # The test files of tests/outside-check, each after the kernels it boots (its generation key, of every generation or
-# the default one): the mm selftests and the coverage data's merge.
+# the default one): the mm selftests, the coverage data's merge and the smoke of make coverage and make mutate, the
+# bisect builds, every KASAN kernel. HACKING.md says when to run it.
 .PHONY: check-slow
 check-slow: guest runner
 	@while read -r f key gens _; do \
@@ -142,8 +144,10 @@ checkpatch: deps
 	done
 
 # The series' coverage: the suite on the generation's gcov kernel (its "coverage" variant), then the report and its
-# gate (tests/coverage/threshold): BUILD/coverage/VARIANT/report/html/index.html. check builds the default
-# generation's coverage kernel too, for tests/coverage/merge.t; this target runs the whole suite on it.
+# gate (tests/coverage/threshold): BUILD/coverage/VARIANT/report/html/index.html, and the reach data make mutate
+# reads (reach.txt, reach-lines.json: docs/coverage.md). make check configures every coverage variant
+# (tests/kernel/configs.t); make check-slow builds the default generation's and runs this target's smoke on it
+# (tests/targets/reach.t); this target runs the whole suite on it.
 coverage: coverage_variant = $(call gen_key,$(GEN),coverage)
 coverage: guest runner
 	@scripts/deps.sh

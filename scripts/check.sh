@@ -10,8 +10,8 @@
 # gpl-only, which share every object but the export's, so the second costs a link), and for the default generation
 # the "kasan" variant (no DWARF: see uml-kernel/config/nodebuginfo.config). Each is a cold build on a new machine:
 # the other generations' KASAN kernels, the mm kernels and the coverage kernel (make check-slow, tests/outside-check),
-# the broken variants (make broken) and mutation testing (make mutate) have targets of their own: HACKING.md says why
-# and what each costs.
+# the broken variants (make broken) and mutation testing (make mutate) have targets of their own, whose smokes are in
+# make check (tests/targets/smokes): HACKING.md says why and what each costs.
 #
 # Each test file's whole output (its TAP and its standard error, in the order they came) is kept in
 # BUILD/check-logs/FILE.tap by scripts/check-log.pl, which prove runs each file through; after a failed prove run,
@@ -89,7 +89,7 @@ cd "$top" || exit 2
 # Every test file but those that tests/outside-check gives to make check-slow, the longest first so that two at a
 # time end together: on a build folder that has run make check, prove's state file knows each file's time
 # (--state=slow); else the files that build kernels or boot many guests go first.
-first='^tests/(kernel|mutate|scenarios)/|^tests/runner/(jail|hostile|uml|fake)\.t$'
+first='^tests/(kernel|mutate|scenarios|targets)/|^tests/runner/(jail|hostile|uml|fake)\.t$'
 mapfile -t files < <(find tests -name '*.t' | sort |
 	grep -vxF -f <(sed -n 's/^\(tests\/[^[:space:]]*\.t\)[[:space:]].*/\1/p' tests/outside-check) |
 	{ t=$(cat); grep -E "$first" <<<"$t"; grep -vE "$first" <<<"$t"; })

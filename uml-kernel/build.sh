@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Builds one patched UML kernel variant out of tree, incrementally: build.sh VARIANT.
 #
+# build.sh --configure VARIANT makes and checks the variant's .config without building it (make check runs it for
+# every variant file: tests/kernel/configs.t); build.sh --tree GEN makes sure the pristine tree of GEN is there.
+#
 # A variant file says how it differs from its generation's base stack (the generation's "stack" key: the UML fixes,
 # the series and the schedule points, each folder in its "series" file's order): "add PATH" and "drop PATH" lines for
 # patches, "config NAME.config" lines for extra fragments of uml-kernel/config/, merged last (they win), and
@@ -30,7 +33,6 @@ BUILD=${BUILD:-$top/build}
 DEBUG=${DEBUG:-1}
 JOBS=${JOBS:-$(nproc)}
 
-# build.sh --tree GEN: only make sure the pristine tree of GEN is there, and print its path.
 vconfigs=()
 case ${1:-} in
 -h | --help)
@@ -39,11 +41,17 @@ case ${1:-} in
 	exit 0
 	;;
 esac
+usage='usage: build.sh VARIANT | build.sh --configure VARIANT | build.sh --tree GENERATION'
+configure_only=
 if [ "${1:-}" = --tree ]; then
-	gen=${2:?usage: build.sh --tree GENERATION}
+	gen=${2:?$usage}
 	variant=
 else
-	variant=${1:?usage: build.sh VARIANT | build.sh --tree GENERATION}
+	if [ "${1:-}" = --configure ]; then
+		configure_only=1
+		shift
+	fi
+	variant=${1:?$usage}
 	vfile=$top/uml-kernel/variants/$variant
 	[ -f "$vfile" ] || { echo "build.sh: no variant '$variant' (see uml-kernel/variants/)" >&2; exit 2; }
 	gen=$("$generation" of "$variant")
@@ -113,11 +121,6 @@ if [ -z "$variant" ]; then
 	exit 0
 fi
 
-vdir=$BUILD/kernel/$variant
-src=$vdir/src
-obj=$vdir/obj
-mkdir -p "$obj"
-
 # Files a series touches, read from its diff headers.
 touched() {
 	local p
@@ -125,6 +128,124 @@ touched() {
 		sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$p"
 	done | sort -u
 }
+
+# configure SRC OBJ [TINY]: the variant's .config in the build folder OBJ from the tree SRC: tinyconfig, the fragments
+# merged in order, olddefconfig, then check-config.sh, which fails naming each fragment option olddefconfig dropped
+# and the "depends on" lines that say why. Both a build and --configure make it here, so a check cannot differ from a
+# build. TINY keeps tinyconfig's .config, which depends on the tree and the compiler only, for the next configuration
+# in the same tree (--configure's): two of the three Kconfig runs, each a hundred compiler probes.
+configure() {
+	local kmk=(make -C "$1" O="$2" ARCH=um -j"$JOBS")
+	rm -f "$2/.config"
+	if [ -n "${3:-}" ] && [ -f "$3" ]; then
+		cp "$3" "$2/.config"
+	else
+		"${kmk[@]}" -s tinyconfig >/dev/null || return
+		[ -z "${3:-}" ] || cp "$2/.config" "$3"
+	fi
+	"$1/scripts/kconfig/merge_config.sh" -m -O "$2" "$2/.config" "${fragments[@]}" >/dev/null || return
+	"${kmk[@]}" -s olddefconfig >/dev/null || return
+	"$top/uml-kernel/check-config.sh" "$2/.config" "${fragments[@]}"
+}
+
+# --configure: the .config alone, in BUILD/configs/, from a tree that has the stack's Kconfig files and nothing
+# else of it (a copy of the pristine tree in hard links: a few seconds, once per set of Kconfig files). What
+# .config is made of is what a build hashes (config_hash below): the fragments and the Kconfig files the stack
+# touches. A configuration that passed is not made again: its key (that hash, this script, check-config.sh and the
+# compiler, whose version Kconfig reads) is kept in BUILD/configs/checked/, and in UMLBED_KERNEL_CACHE's configs/
+# when that is set, so that a warm clean room checks nothing twice.
+if [ -n "$configure_only" ]; then
+	cdir=$BUILD/configs
+	mkdir -p "$cdir/checked"
+	kcache=${UMLBED_KERNEL_CACHE:+$UMLBED_KERNEL_CACHE/configs}
+	# checked KEY: a configuration of this key passed before, here or in the kernel cache.
+	checked() { [ -f "$cdir/checked/$1" ] || { [ -n "$kcache" ] && [ -f "$kcache/$1" ]; }; }
+	# pass KEY...: remembers that the configuration of each KEY passed.
+	pass() {
+		local k
+		for k; do
+			echo "$variant" >"$cdir/checked/$k"
+			[ -z "$kcache" ] || { mkdir -p "$kcache" && echo "$variant" >"$kcache/$k"; }
+		done
+	}
+	# The tools the check runs and the compiler, whose version Kconfig reads, belong to every key.
+	tools=$( { cat "$top/uml-kernel/build.sh" "$top/uml-kernel/check-config.sh"; gcc --version | head -n 1; } | sha256sum)
+	# First the variant's own inputs, whole (its patches, its fragments): an unchanged variant costs no patching.
+	vkey=v-$( {
+		echo "$origin $tools"
+		for p in "${patches[@]}"; do sha256sum <"$top/$p"; done
+		cat "${fragments[@]}"
+	} | sha256sum | cut -c1-24)
+	if checked "$vkey"; then
+		say CHECKED "$variant: its configuration passed before ($vkey)"
+		exit 0
+	fi
+	scratch=$(mktemp -d "$cdir/.scratch.XXXXXX")
+	trap 'rm -rf "$scratch"' EXIT
+	mapfile -t files < <(touched "${patches[@]/#/$top/}")
+	kfiles=()
+	for f in "${files[@]}"; do
+		case $f in */Kconfig* | Kconfig*) kfiles+=("$f") ;; esac
+		[ -e "$pristine/$f" ] || continue
+		mkdir -p "$scratch/$(dirname "$f")"
+		cp "$pristine/$f" "$scratch/$f"
+	done
+	for p in "${patches[@]}"; do
+		patch -d "$scratch" -p1 -s --no-backup-if-mismatch -i "$top/$p" >/dev/null ||
+			{ echo "build.sh: $variant: $p does not apply" >&2; exit 1; }
+	done
+	config_hash=$( { echo "$origin"; cat "${fragments[@]}" "${kfiles[@]/#/$scratch/}"; } | sha256sum | cut -d' ' -f1)
+	# Then what .config is made of: another variant with the same fragments and Kconfig files made it already.
+	key=c-$(echo "$config_hash $tools" | sha256sum | cut -c1-24)
+	if checked "$key"; then
+		pass "$vkey"
+		say CHECKED "$variant: its configuration passed before ($key)"
+		exit 0
+	fi
+	khash=$( {
+		echo "$origin"
+		for f in "${kfiles[@]}"; do echo "$f"; cat "$scratch/$f" 2>/dev/null || echo "(removed)"; done
+	} | sha256sum | cut -c1-16)
+	tree=$cdir/tree-$khash
+	# One configuration at a time in a tree and its build folder.
+	exec 9>"$cdir/.lock-$khash"
+	flock 9
+	if [ ! -f "$cdir/.tree-$khash" ]; then
+		say TREE "$variant: pristine tree and the stack's Kconfig files (${kfiles[*]:-none})"
+		# "/.": the tree's files, also where BUILD/src/SOURCE is a symbolic link to another build's tree (a
+		# copy of the link itself would make every later write land in that tree).
+		rm -rf "$tree" && cp -al "$pristine/." "$tree"
+		for f in "${kfiles[@]}"; do
+			# A new file, never a write through a hard link into the pristine tree.
+			rm -f "$tree/$f"
+			[ -e "$scratch/$f" ] || continue
+			mkdir -p "$tree/$(dirname "$f")" && cp "$scratch/$f" "$tree/$f"
+		done
+		touch "$cdir/.tree-$khash"
+		# The trees of Kconfig files no stack has now go: the newest six stay.
+		find "$cdir" -maxdepth 1 -name '.tree-*' -printf '%T@ %f\n' | sort -rn | tail -n +7 | cut -d' ' -f2 |
+			while read -r old; do
+				h=${old#.tree-}
+				rm -rf "${cdir:?}/tree-${h:?}" "$cdir/obj-$h" "$cdir/.lock-$h" "$cdir/.tree-$h"
+			done
+	fi
+	touch "$cdir/.tree-$khash"
+	say CONFIG "$variant: tinyconfig + ${fragments[*]##*/} (configure only)"
+	if ! configure "$tree" "$cdir/obj-$khash" "$cdir/obj-$khash/tinyconfig-$(gcc --version | head -n 1 | sha256sum | cut -c1-12)"; then
+		echo "build.sh: $variant: its configuration drops fragment options (above): uml-kernel/variants/$variant" >&2
+		exit 1
+	fi
+	# The .config and the hash a build of the variant writes to .config-stamp, to compare the two.
+	cp "$cdir/obj-$khash/.config" "$cdir/$variant.config"
+	echo "$config_hash" >"$cdir/$variant.config-stamp"
+	pass "$vkey" "$key"
+	exit 0
+fi
+
+vdir=$BUILD/kernel/$variant
+src=$vdir/src
+obj=$vdir/obj
+mkdir -p "$obj"
 
 # The series is its patches' contents in order, not their paths: moving a patch file costs no rebuild.
 series_hash=$( { echo "$origin"; for p in "${patches[@]}"; do sha256sum < "$top/$p"; done; } | sha256sum | cut -d' ' -f1)
@@ -160,7 +281,8 @@ if [ "$(cat "$vdir/.series" 2>/dev/null)" != "$series_hash" ]; then
 		rm -rf "$scratch"
 	else
 		rm -rf "$src.new"
-		cp -al "$pristine" "$src.new"
+		# "/.": the pristine files, not a symbolic link to them (see --configure's tree above).
+		cp -al "$pristine/." "$src.new"
 		for p in "${patches[@]}"; do
 			# patch(1) writes a new file for each one it changes, so the pristine links stay intact.
 			patch -d "$src.new" -p1 -s --no-backup-if-mismatch -i "$top/$p" ||
@@ -230,10 +352,8 @@ if [ -n "${UMLBED_KERNEL_CACHE:-}" ]; then
 fi
 if [ "$(cat "$vdir/.config-stamp" 2>/dev/null)" != "$config_hash" ] || [ ! -f "$obj/.config" ]; then
 	say CONFIG "$variant: tinyconfig + ${fragments[*]##*/}"
-	"${kmake[@]}" -s tinyconfig >/dev/null
-	"$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "${fragments[@]}" >/dev/null
-	"${kmake[@]}" -s olddefconfig >/dev/null
-	"$top/uml-kernel/check-config.sh" "$obj/.config" "${fragments[@]}"
+	configure "$src" "$obj" ||
+		{ echo "build.sh: $variant: its configuration drops fragment options (above): uml-kernel/variants/$variant" >&2; exit 1; }
 	echo "$config_hash" > "$vdir/.config-stamp"
 fi
 

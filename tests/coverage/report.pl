@@ -2,12 +2,15 @@
 # Coverage of the series from the gcov data of umlbed runs: per-function summary, per-run reach, lcov file, HTML.
 #
 # report.pl --runs DIR --obj OBJ --src SRC --pristine TREE --out OUT [--series-file F]... [--threshold FILE]
-#           [--unreachable FILE] [--no-html]
+#           [--unreachable FILE] [--results JSON] [--no-html]
 #
 # DIR is what `umlbed run --coverage=DIR` wrote: one folder per run (its name in DIR/RUN/label), one vmN folder per
 # instance holding the kernel's .gcda files under their build paths (mm/memory.gcda). OBJ is the kernel's build
 # folder (the .gcno files), SRC its patched source and TREE the pristine one: the series' lines are the lines of
 # each series file that differ from TREE. Counts of all runs are summed, which is what merging .gcda files does.
+# JSON is the runner's report of those runs (umlbed run --json): it gives each run's scenario file in reach-lines.json.
+# OUT gets summary.txt, reach.txt (the runs reaching each function), reach-lines.json (the runs executing each
+# line; docs/coverage.md has its format), series.info, series.totals and html/.
 use strict;
 use warnings;
 use Cwd qw(abs_path);
@@ -18,7 +21,7 @@ use Getopt::Long qw(GetOptions);
 use JSON::PP qw(decode_json);
 
 my (%o, @files);
-GetOptions(\%o, 'runs=s', 'obj=s', 'src=s', 'pristine=s', 'out=s', 'threshold=s', 'unreachable=s', 'no-html',
+GetOptions(\%o, 'runs=s', 'obj=s', 'src=s', 'pristine=s', 'out=s', 'threshold=s', 'unreachable=s', 'results=s', 'no-html',
     'series-file=s' => \@files) or die "report.pl: bad arguments\n";
 for (qw(runs obj src pristine out)) { defined $o{$_} or die "report.pl: --$_ is required\n" }
 make_path($o{out});
@@ -94,8 +97,8 @@ sub gcov_json {
     return undef;
 }
 
-# Every instance's data, summed; and which runs reached each function.
-my (%line, %branch, %fn, %fnruns, @runs);
+# Every instance's data, summed; and which runs reached each function, and each line.
+my (%line, %branch, %fn, %fnruns, %lineruns, @runs);
 opendir(my $rd, $o{runs}) or die "report.pl: $o{runs}: $!\n";
 for my $run (sort grep { !/^\./ && -d "$o{runs}/$_" } readdir $rd) {
     my $label = $run;
@@ -119,6 +122,7 @@ for my $run (sort grep { !/^\./ && -d "$o{runs}/$_" } readdir $rd) {
             for my $ln (@{$j->{lines}}) {
                 my $n = $ln->{line_number};
                 $line{$f}{$n} += $ln->{count};
+                $lineruns{$f}{$n}{$label} = 1 if $ln->{count} > 0;
                 my $i = 0;
                 for my $b (@{$ln->{branches} // []}) {
                     $branch{$f}{$n}[$i++] += $b->{count};
@@ -208,6 +212,32 @@ push @out, '', "runs reaching each function: $o{out}/reach.txt";
 open(my $rf, '>', "$o{out}/reach.txt") or die "report.pl: $o{out}/reach.txt: $!\n";
 print $rf "$_\n" for @reach;
 close $rf;
+
+# Per line, the runs that executed it (a run being all its instances): what a mutant of that line can be judged by.
+# Every line gcov counts in the series files is listed, the series' own marked; runs are indices into "runs".
+{
+    my %file_of;
+    if ($o{results}) {
+        open(my $h, '<', $o{results}) or die "report.pl: $o{results}: $!\n";
+        local $/;
+        my $doc = decode_json(<$h>);
+        $file_of{$_->{name}} //= $_->{file} for grep { defined $_->{name} && defined $_->{file} } @{$doc->{results} // []};
+    }
+    my @names = sort @runs;
+    my %idx = map { $names[$_] => $_ } 0 .. $#names;
+    my %doc = (format => 1, src => $o{src},
+        runs => [map { { name => $_, defined $file_of{$_} ? (file => $file_of{$_}) : () } } @names], files => {});
+    for my $f (@files) {
+        $doc{files}{$f} = [map { {
+            line => $_, series => ($series{$f}{$_} ? JSON::PP::true : JSON::PP::false), count => $line{$f}{$_},
+            text => $text{$f}[$_] // '', runs => [sort { $a <=> $b } map { $idx{$_} } keys %{$lineruns{$f}{$_} // {}}],
+        } } sort { $a <=> $b } keys %{$line{$f} // {}}];
+    }
+    open(my $lf, '>', "$o{out}/reach-lines.json") or die "report.pl: $o{out}/reach-lines.json: $!\n";
+    print $lf JSON::PP->new->canonical->encode(\%doc), "\n";
+    close $lf;
+    push @out, "runs executing each line: $o{out}/reach-lines.json";
+}
 
 # An lcov tracefile of the series files, for genhtml (and for anyone's lcov tools).
 my $info = "$o{out}/series.info";

@@ -3,9 +3,11 @@
 #
 # GEN defaults to the default generation; the kernel is BUILD/kernel/VARIANT/obj/linux, VARIANT being the generation's
 # "coverage" variant (uml-kernel/generations/GEN: coverage, coverage-6.12, ...). Each run's instances write
-# their gcov data under BUILD/coverage/VARIANT/runs (umlbed run --coverage); report.pl sums them and writes
-# BUILD/coverage/VARIANT/report/{summary.txt,series.info,series.totals,html/}. Fails when a scenario fails or
-# when the series' coverage is below tests/coverage/threshold.
+# their gcov data under BUILD/coverage/VARIANT/runs (umlbed run --coverage) and the runner's report to
+# BUILD/coverage/VARIANT/suite.json; report.pl sums them and writes BUILD/coverage/VARIANT/report/{summary.txt,
+# reach.txt,reach-lines.json,series.info,series.totals,html/}: reach.txt is what make mutate reads to choose a
+# mutant's runs. Fails when a scenario fails or when the series' coverage is below the gate (tests/coverage/threshold,
+# or the file COVERAGE_THRESHOLD names: make check's smoke runs a few scenarios, which reach less).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -27,13 +29,15 @@ mapfile -t files < <(grep -v -e '^#' -e '^[[:space:]]*$' "$series/series" |
 	while read -r p; do sed -n 's|^+++ b/\([^[:space:]]*\.c\)$|\1|p' "$series/$p"; done | sort -u)
 
 # Every report starts from no data: runs of an older build or an earlier suite must not add up with these.
-rm -rf "$out/runs" "$out/report"
+rm -rf "$out/runs" "$out/report" "$out/suite.json"
 mkdir -p "$out"
 status=0
-"$BUILD/runner/umlbed" run -j "${JOBS:-auto}" --variant "$variant" --coverage="$out/runs" "${scenarios[@]}" ||
-	status=$?
+"$BUILD/runner/umlbed" run -j "${JOBS:-auto}" --variant "$variant" --coverage="$out/runs" --json "$out/suite.json" \
+	"${scenarios[@]}" || status=$?
 args=(--runs "$out/runs" --obj "$vdir/obj" --src "$vdir/src" --pristine "$pristine" --out "$out/report"
-	--threshold "$top/tests/coverage/threshold" --unreachable "$top/tests/coverage/unreachable")
+	--threshold "${COVERAGE_THRESHOLD:-$top/tests/coverage/threshold}" --unreachable "$top/tests/coverage/unreachable")
+# The runs' scenario files, for reach-lines.json: from the runner's report, if it wrote one.
+[ ! -s "$out/suite.json" ] || args+=(--results "$out/suite.json")
 for f in "${files[@]}"; do args+=(--series-file "$f"); done
 "$top/tests/coverage/report.pl" "${args[@]}" || status=1
 exit $status

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Builds a kernel generation's own mm selftests static, for the guest: tests/kselftests/build.sh [GEN], prints the folder.
+# Builds a kernel generation's own mm selftests static, for the guest: tests/kselftests/build.sh [GEN [PROGRAM...]], prints the folder.
 #
-# GEN defaults to the default generation (uml-kernel/generations/). From the pristine tree uml-kernel/build.sh
+# GEN defaults to the default generation (uml-kernel/generations/); PROGRAM... builds those programs only, each
+# as upstream's Makefile would (make check's smoke of make kselftests builds one). From the pristine tree uml-kernel/build.sh
 # extracts (the generation's Debian source package, or KSRC=), out of tree:
 #   $BUILD/kselftests/GEN/hdr/usr/include   the x86 UAPI headers (make headers_install O=...)
 #   $BUILD/kselftests/GEN/src/              a copy of the selftests upstream's Makefile needs, with the workarounds
@@ -18,6 +19,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-$top/build}
 generation=$top/uml-kernel/generation.sh
 gen=${1:-$("$generation" default)}
+[ $# -gt 0 ] && shift
 sub=$("$generation" get "$gen" selftests)
 wdir=$top/$("$generation" get "$gen" kselftests-patches)
 tree=$("$top/uml-kernel/build.sh" --tree "$gen")
@@ -57,10 +59,10 @@ if [ "$(cat "$out/src.stamp" 2>/dev/null)" != "$srcstamp" ]; then
 	echo "$srcstamp" >"$out/src.stamp"
 fi
 
-echo "  SELFTEST $gen $st/$sub (static)" >&2
+echo "  SELFTEST $gen $st/$sub${1:+ ($*)} (static)" >&2
 # -k: a test upstream cannot build here is reported below, by name, instead of hiding the others.
 if ! make -k -s -C "$out/src/$st/$sub" OUTPUT="$out/$sub" CC="gcc -static" \
-	KHDR_INCLUDES="-isystem $out/hdr/usr/include" top_srcdir="$tree" >"$out/build.log" 2>&1; then
+	KHDR_INCLUDES="-isystem $out/hdr/usr/include" top_srcdir="$tree" "${@/#/$out/$sub/}" >"$out/build.log" 2>&1; then
 	grep -E 'error|Error' "$out/build.log" >&2 || cat "$out/build.log" >&2
 	echo "kselftests: some $st/$sub programs did not build (log: $out/build.log)" >&2
 	exit 1
