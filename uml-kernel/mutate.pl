@@ -1,16 +1,19 @@
 #!/usr/bin/perl
-# Mutation testing of the series: mutate.pl list|run|report [options]; each mutant is one changed line of the series' C code, built incrementally and run against the scenarios that reach it.
+# Mutation testing of the series: mutate.pl list|run|report [options]; each mutant is one changed line of the series' C code, all of a run's mutants built into one schema kernel and each run against the runs of the suite that reach it.
 #
 #   mutate.pl list   [--gen GEN] [--all] [--diff REV] [--shard K/N]   the mutants, one a line: ID<TAB>ORIGINAL<TAB>MUTATED
 #                                                                (the lines without their indentation)
 #   mutate.pl run    [--gen GEN] [--all] [--diff REV] [--shard K/N] [--only ID]... [--scenario FILE]... [--out DIR]
-#                    [--timeout S] [--resume] [--variant BASE]
-#                    builds and runs each mutant, writes DIR/results.json (default BUILD/mutate/GEN/shard-K-of-N)
-#                    after each one; --resume keeps the results DIR holds of the same mutants (same id and change);
-#                    --scenario judges with those scenario files only (default: every file of scenarios/), for the
-#                    edit loop and for the tool's own test; a command line that starts with an option is run's
+#                    [--timeout S] [--resume] [--variant BASE] [--reach FILE]
+#                    builds the schema kernel and judges each mutant, writes DIR/results.json (default
+#                    BUILD/mutate/GEN/shard-K-of-N) after each one; --resume keeps the results DIR holds of the same
+#                    mutants (same id and change); --scenario judges with those scenario files only (default: every
+#                    file of scenarios/), for the edit loop and for the tool's own test; --reach the line reach to
+#                    select runs by (default: make coverage's); a command line that starts with an option is run's
 #   mutate.pl file   [--all] FILE...                             the mutants of every line of each C file (the
 #                                                                operators' own test)
+#   mutate.pl schema [--all] [--only ID]... FILE OUT             the schema of the C file's mutants written to OUT, and
+#                                                                NUM<TAB>ID<TAB>switch (or own<TAB>WHY) for each
 #   mutate.pl tce OBJECT OBJECT                                  exit 0 when the two have the same code (debug aside)
 #   mutate.pl reasons [--equivalent F] [--variant BASE]          every reason names a mutant that exists (its id and
 #                                                                its mutated line, in some generation), and each
@@ -34,17 +37,20 @@
 # field (vm_pgoff, vm_start and vm_end, first_index and last_index exchanged), tern (the arms of ?: swapped), minmax
 # (min and max exchanged) and shift (<< and >> exchanged, a named shift count one less or more). By default a line
 # keeps each operator's first mutant and, for rel, arith, const and shift, the other direction of that same change;
-# --all keeps every one.
+# --all keeps every one. A mutant's number is its place in list's output: umlbed_mutant=NUMBER chooses it.
 #
-# run builds the generation's full variant (--variant BASE: BASE, judge say, with the generation's suffix) once in a
-# tree of its own (BUILD/mutate/kernel/VARIANT, uml-kernel/build.sh with BUILD= there and the pristine tree as KSRC),
-# then for each mutant: writes the mutated line, runs kbuild (one object recompiles, the kernel relinks), restores the
-# line. A mutant that does not compile is "not built". The runs are the scenario files that reach the mutated function
-# according to the coverage report's reach.txt (BUILD/coverage/COVERAGE-VARIANT/report/reach.txt, make coverage; a
-# file newer than it runs for every mutant), or every scenario when there is none; the files that killed earlier
-# mutants go first. A mutant is killed by the first FAILED or CRASHED run (read from the runner's JSON report),
-# confirmed by running that scenario file alone; a run that only times out makes it "timeout" (not a kill) unless it
-# times out again alone. A run of the unmutated kernel first must pass, or nothing is reported.
+# run builds the generation's full variant (--variant BASE: BASE, judge say, with the generation's suffix) in a tree
+# of its own (BUILD/mutate/kernel/VARIANT, uml-kernel/build.sh with BUILD= there and the pristine tree as KSRC).
+# Each mutant's own object is compiled without a link (kbuild's command, ccache): one that does not compile is "not
+# built", one whose code is the original's "equivalent", one whose code is an earlier mutant's a "duplicate" (Trivial
+# Compiler Equivalence). The others are written into one copy of the series' files, each behind a switch on the global
+# umlbed_mutant (set at boot from the kernel's command line), and one kernel holds them all; a mutant that cannot be a
+# switch (a line outside a function, a declarator, a case label) gets a kbuild of its own. A run of the unmutated
+# kernel must pass first. Each mutant runs the runs of the suite that execute its line (make coverage's line reach;
+# without it every run), those that killed most mutants first, one at a time, UMLBED_MUTANT=NUMBER telling the runner
+# to choose it, until one kills it: FAILED, CRASHED, or a timeout (after a kernel report, or a hang), confirmed by the
+# same run again alone. A mutant that no run reaches is "not reached". UMLBED_MUTATE_WORKERS mutants at once (the
+# CPUs); docs/mutate.md has the rest.
 use strict;
 use warnings;
 use Cwd qw(abs_path);
@@ -54,10 +60,11 @@ use lib dirname(abs_path($0)) . '/mutate';
 use Mutate::Util;
 use Mutate::Series;
 use Mutate::Operators qw(file_mutants);
-use Mutate::Build;
+use Mutate::Build qw(tce_code);
 use Mutate::Run;
 use Mutate::Reasons;
 use Mutate::Report;
+use Mutate::Schema qw(schema_file);
 
 # help: the comment at the top of this file, which is its manual.
 sub help {
@@ -82,7 +89,7 @@ my $cmd = $ARGV[0] =~ /^-/ ? 'run' : shift @ARGV;
 my %o = (only => [], scenario => [], threshold => "$top/tests/mutate/threshold", equivalent => "$top/tests/mutate/equivalent",
          variant => 'full');
 GetOptionsFromArray(\@ARGV, \%o, 'gen=s', 'all', 'shard=s', 'only=s@', 'scenario=s@', 'out=s', 'timeout=i', 'threshold=s', 'equivalent=s',
-    'resume', 'diff=s', 'variant=s', 'help|h' => \&help)
+    'resume', 'diff=s', 'variant=s', 'reach=s', 'help|h' => \&help)
     or usage();
 $o{gen} //= do { my $d = `"$gen_sh" default`; chomp $d; $d };
 defined git_show($o{diff}, '') or fail("--diff $o{diff}: not a revision of $top") if defined $o{diff};
@@ -97,6 +104,21 @@ if ($cmd eq 'list') {
         my $n = () = slurp($f) =~ /\n/g;
         print_mutants(file_mutants($f, $f, { map { $_ => 1 } 1 .. $n }, $o{all}));
     }
+    exit 0;
+} elsif ($cmd eq 'schema') {
+    # schema [--all] [--only ID]... FILE OUT: the schema of every mutant of the C file (as file lists them), written
+    # to OUT, and for each mutant a line NUM<TAB>ID<TAB>switch, or own<TAB>why when it is no switch.
+    @ARGV == 2 or usage();
+    my ($f, $out) = @ARGV;
+    my @l = split /\n/, slurp($f), -1;
+    pop @l if @l && $l[-1] eq '';
+    my @m = file_mutants($f, $f, { map { $_ => 1 } 1 .. @l }, $o{all});
+    $m[$_]{num} = $_ + 1 for 0 .. $#m;
+    my %want = map { $_ => 1 } @{ $o{only} };
+    @m = grep { $want{$_->{id}} } @m if %want;
+    my ($text, $own) = schema_file(\@l, \@m, 0);
+    spew($out, $text);
+    print "$_->{num}\t$_->{id}\t" . ($own->{$_->{num}} ? "own\t$own->{$_->{num}}" : 'switch') . "\n" for @m;
     exit 0;
 } elsif ($cmd eq 'run') {
     @ARGV and usage();

@@ -377,31 +377,34 @@ else
 			jqt --arg r "$same" '.results == [] and .diff == $r' "$T/diff-none/results.json"
 	fi
 	# Two mutants that a scenario kills, each confirmed alone, as the runner's JSON report tells the runs: one
-	# FAILED (fail-when-marked.lua), one that hangs until the timeout (hang-when-marked.lua). The kbuild stand-in
-	# leaves the failure's mark at its first call and the hang's instead at the next. The unmutated kernel's run
-	# comes before any kbuild, without a mark, and must pass (else exit 2).
-	kb="if [ -e $T/kbuilt ]; then rm -f $T/fail-mark; touch $T/hang-mark; else touch $T/kbuilt $T/fail-mark; fi"
-	MUTATE_T_FAIL=$T/fail-mark MUTATE_T_HANG=$T/hang-mark UMLBED_MUTATE_KBUILD=$kb "$mutate" run --only "${ids[0]}" \
-		--only "${ids[1]}" --timeout 2 --scenario "$top/tests/mutate/scenarios/fail-when-marked.lua" \
-		--scenario "$top/tests/mutate/scenarios/hang-when-marked.lua" --out "$T/kills" >"$T/kills.out" 2>&1
+	# FAILED (fails-for-mutant.lua), one that hangs until the timeout (hangs-for-mutant.lua). Each scenario does so
+	# for the mutant whose number it is given: what the runner's UMLBED_MUTANT says, the number umlbed_mutant= gives
+	# the schema kernel (the mutant's place in list's output). The unmutated kernel's run has none and must pass
+	# (else exit 2).
+	num0=$(cut -f1 "$T/list" | grep -n -x -F "${ids[0]}" | cut -d: -f1)
+	num1=$(cut -f1 "$T/list" | grep -n -x -F "${ids[1]}" | cut -d: -f1)
+	MUTATE_T_FAIL=$num0 MUTATE_T_HANG=$num1 "$mutate" run --only "${ids[0]}" \
+		--only "${ids[1]}" --timeout 2 --scenario "$top/tests/mutate/scenarios/fails-for-mutant.lua" \
+		--scenario "$top/tests/mutate/scenarios/hangs-for-mutant.lua" --out "$T/kills" >"$T/kills.out" 2>&1
 	check "a run of a mutant that hangs ends (exit $?)" [ -f "$T/kills/results.json" ]
-	check "... the one whose run fails, and fails again alone, is killed by that run" \
-		jqt '[.results[] | select(.killed_by[0].verdict == "FAILED") | .verdict, .killed_by[0].file]
-			== ["killed", "tests/mutate/scenarios/fail-when-marked.lua"]' "$T/kills/results.json"
-	check "... and the hang, timed out again alone, is detected: killed, as a hang" \
-		jqt '[.results[] | select(.detected == "hang") | .verdict, .killed_by[0].file]
-			== ["killed", "tests/mutate/scenarios/hang-when-marked.lua"]' "$T/kills/results.json"
+	check "... the one whose run fails, and fails again alone, is killed by that run (mutant $num0)" \
+		jqt --argjson n "$num0" '[.results[] | select(.killed_by[0].verdict == "FAILED") | .verdict, .killed_by[0].file, .num]
+			== ["killed", "tests/mutate/scenarios/fails-for-mutant.lua", $n]' "$T/kills/results.json"
+	check "... and the hang, timed out again alone, is detected: killed, as a hang (mutant $num1)" \
+		jqt --argjson n "$num1" '[.results[] | select(.detected == "hang") | .verdict, .killed_by[0].file, .num]
+			== ["killed", "tests/mutate/scenarios/hangs-for-mutant.lua", $n]' "$T/kills/results.json"
 	jq -c '.results[]' "$T/kills/results.json" 2>/dev/null | diag
 
-	# SIGTERM while a mutant is in the tree: the build is ended first, the original is put back with a new time.
-	id=${ids[0]}
+	# SIGTERM while a mutant is in the tree: a mutant that is no switch (a line outside a function) has a kbuild of
+	# its own, with its line written into the tree; the build is ended first, the schema put back with a new time.
+	id=$(awk -F'\t' '$2 ~ /^static .*\[[0-9]+\];$/ && index($1, ":const:") { print $1; exit }' "$T/list")
 	file=$BUILD/mutate/kernel/full$("$gen_sh" get "$("$gen_sh" default)" suffix)/src/${id%%:*}
-	cp "$file" "$T/original"
-	# A kbuild that runs until it is ended, with the build folder in its command line as kbuild has it.
-	UMLBED_MUTATE_KBUILD='while :; do sleep 1; done' \
+	# A kbuild that runs until it is ended, with the build folder in its command line as kbuild has it (a mutant's
+	# compile, which is given its file too, passes).
+	UMLBED_MUTATE_KBUILD='[ -n "${2:-}" ] || while :; do sleep 1; done' \
 		"$mutate" run --only "$id" --scenario "$top/scenarios/rounding.lua" --out "$T/term" >"$T/term.out" 2>&1 &
 	pid=$!
-	# building: the mutant is in place, its original beside it, and its kbuild runs (bounded: a build takes seconds).
+	# building: the mutant is in place, its schema beside it, and its kbuild runs (bounded: a build takes seconds).
 	# The kbuild is the run's own child, in a process group of its own: a neighbour's mutate build is not this one.
 	# The probe sees that group live before the check below trusts its silence.
 	build_pg=
@@ -410,11 +413,12 @@ else
 			[[ $build_pg =~ ^[0-9]+$ ]] && pgrep -g "$build_pg" >/dev/null
 	}
 	for _ in $(seq 600); do building && break; sleep 0.1; done
-	check "the original waits beside the mutated file, and pgrep sees the build (the probes)" building
+	check "the schema waits beside the mutated file of $id, and pgrep sees the build (the probes)" building
+	cp "$file.umlbed-orig" "$T/original"
 	kill -TERM "$pid"
 	wait "$pid"
 	check "SIGTERM ends the run with 143" [ $? = 143 ]
-	check "... and puts the original back" cmp -s "$T/original" "$file"
+	check "... and puts the schema back" cmp -s "$T/original" "$file"
 	check "... with no copy left beside it" [ ! -e "$file.umlbed-orig" ]
 	# pgrep exits 1 for no match only; 2 or 3 is an error of the probe, not an empty group.
 	gone() { [[ $build_pg =~ ^[0-9]+$ ]] || return 1; pgrep -g "$build_pg" -r R,S,D,T,t,I >/dev/null; [ $? = 1 ]; }

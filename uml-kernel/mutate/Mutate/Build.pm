@@ -8,7 +8,7 @@ use Digest::SHA;
 use Time::HiRes qw(time);
 use Mutate::Util;
 use Exporter qw(import);
-our @EXPORT = qw(sh put_back restore tce_code stop_group $child $mutated);
+our @EXPORT = qw(sh put_back restore tce_code stop_group $child $mutated @workers);
 
 # The command running now, in a process group of its own: a signal to this script ends it first, so no build is
 # left writing an object after the mutant's source has been put back.
@@ -43,7 +43,6 @@ sub tce_code {
     unlink $tmp;
     return $h;
 }
-
 
 # The file that holds a mutant now, if any; restore() puts its original back.
 our $mutated;
@@ -86,8 +85,12 @@ sub stop_group {
         select(undef, undef, undef, 0.01);
     }
 }
+# The workers of the moment (compiles, judges): forked from this process, each stops its own command on TERM.
+our @workers;
 for my $sig (qw(INT TERM HUP)) {
     $SIG{$sig} = sub {
+        kill('TERM', @workers) if @workers;
+        waitpid($_, 0) for @workers;
         stop_group($child) if defined $child;
         restore();
         print STDERR "\nmutate: stopped by SIG$sig; the tree is back as it was\n";

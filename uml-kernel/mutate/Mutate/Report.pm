@@ -30,7 +30,7 @@ sub cmd_report {
         ($d->{mutants_total} // -1) == $total or fail("$in: of another mutant set ($d->{mutants_total} mutants, not $total)");
         $secs += $d->{seconds}; $bsecs += $d->{build_seconds}; $rsecs += $d->{run_seconds};
         for my $r (@{ $d->{results} }) {
-            $r->{verdict} =~ /^(killed|survived|timeout|equivalent|duplicate|not built|error)$/
+            $r->{verdict} =~ /^(killed|survived|timeout|not reached|equivalent|duplicate|not built|error)$/
                 or fail("$in: $r->{id}: unknown verdict '$r->{verdict}'");
             fail("$in: $r->{id} is in two results") if $by_id{$r->{id}};
             $by_id{$r->{id}} = $r;
@@ -55,10 +55,10 @@ sub cmd_report {
             # A reason under an option the judging kernel does not pin is another kernel's (full's, where judge
             # kills): not stale here.
             push @stale, "$r->{id}: killed now, its reason at $o->{equivalent}:$why->{where} is stale";
-        } elsif ($why && $unpinned && $r->{verdict} =~ /^(survived|timeout|error)$/) {
+        } elsif ($why && $unpinned && $r->{verdict} =~ /^(survived|timeout|not reached|error)$/) {
             # A mutant equivalent under an option that this generation's kernel does not pin may be a survivor there.
             $r->{note} = "the reason at $o->{equivalent}:$why->{where}: $unpinned";
-        } elsif ($why && $r->{verdict} =~ /^(survived|timeout|error)$/) {
+        } elsif ($why && $r->{verdict} =~ /^(survived|timeout|not reached|error)$/) {
             # A reason explains a mutant that was run and not killed; TCE's verdicts stand on their own. An equivalent
             # one behaves as the original (under its option, which the judging kernel pins); a survivor is accepted,
             # not equivalent.
@@ -66,7 +66,7 @@ sub cmd_report {
             $r->{why} = $why->{why};
             $r->{option} = $why->{set} ? $why->{option} : "$why->{option}=n" if $why->{option};
         }
-        push @unexplained, $r->{id} if $r->{verdict} eq 'survived' || $r->{verdict} eq 'timeout' || $r->{verdict} eq 'error';
+        push @unexplained, $r->{id} if $r->{verdict} =~ /^(survived|timeout|not reached|error)$/;
         $c{$r->{verdict}}++;
     }
     # Two scores. killed / built counts every mutant that was built. killed / (built - equivalent) leaves out the
@@ -145,7 +145,7 @@ sub write_html {
         my @l = split /\n/, slurp("$stree/$f");
         for my $n (1 .. @l) {
             my $ms = $at{"$f:$n"} // [];
-            my $cls = !@$ms ? '' : (grep { $_->{verdict} =~ /^(survived|timeout|error)$/ } @$ms) ? 's'
+            my $cls = !@$ms ? '' : (grep { $_->{verdict} =~ /^(survived|timeout|not reached|error)$/ } @$ms) ? 's'
                     : (grep { $_->{verdict} eq 'accepted' } @$ms) ? 'a'
                     : (grep { $_->{verdict} eq 'killed' } @$ms) ? 'k' : 'e';
             $h .= sprintf("<tr class=\"%s\"><td>%d</td><td class=\"l\">%s</td></tr>\n", $cls, $n, html_escape($l[$n - 1]));
