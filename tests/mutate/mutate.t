@@ -126,6 +126,51 @@ check "... and only once" [ "$(grep -c '	return 0;	return 1;$' "$T/ops-all")" = 
 check "... while const's next change keeps its number (const:2)" \
 	grep -q ':17:const:2	return 0;	return -1;$' "$T/ops-all"
 
+# ---- Schemata: every mutant in one program, each chosen at run time, behaves as that mutant alone ----
+# tests/mutate/schema.c.in holds the kinds of line the series has (statements, conditions, initialisers, the arguments
+# of a call that goes on below, loops, a ?:, a macro's arguments) and prints what it computes. Each mutant that
+# compiles alone is compiled alone and run; the schema of them all is compiled once and run with each chosen (the
+# harness sets umlbed_mutant from M); their outputs and exit statuses must be the same. A mutant that loops for ever
+# does so in both, ended by the same timeout. Unchosen, the schema prints what the original prints.
+if ! command -v gcc >/dev/null; then
+	prereq_skip "no gcc for the schema's program"
+else
+	S=$T/schema
+	mkdir -p "$S"
+	src=$top/tests/mutate/schema.c.in
+	"$mutate" file "$src" >"$S/list"
+	printf '#include <stdlib.h>\nint umlbed_mutant;\n__attribute__((constructor)) static void pick(void)\n{ const char *m = getenv("M"); umlbed_mutant = m ? atoi(m) : 0; }\n' >"$S/harness.c"
+	# Each mutant's program, m<K>.c for the K-th line of the list.
+	perl -e 'my ($src, $list, $dir) = @ARGV; open(my $h, "<", $src) or die; my @l = <$h>; open(my $m, "<", $list) or die;
+		my $k = 0; while (<$m>) { chomp; my ($id, undef, $mut) = split /\t/; $k++; my ($n) = $id =~ /:(\d+):\w+:\d+$/;
+		my @c = @l; my ($ind) = $c[$n - 1] =~ /^(\s*)/; $c[$n - 1] = "$ind$mut\n";
+		open(my $o, ">", "$dir/m$k.c") or die; print $o @c }' "$src" "$S/list" "$S"
+	n_mut=$(wc -l <"$S/list")
+	seq "$n_mut" | xargs -P "$(nproc)" -I{} sh -c 'gcc -O1 -w -o "$1/m$2" "$1/m$2.c" 2>/dev/null || : >"$1/m$2.nobuild"' sh "$S" {}
+	only=()
+	for k in $(seq "$n_mut"); do [ -e "$S/m$k.nobuild" ] || only+=(--only "$(sed -n "${k}p" "$S/list" | cut -f1)"); done
+	"$mutate" schema "${only[@]}" "$src" "$S/s.c" >"$S/map"
+	check "the schema of the program's mutants compiles" gcc -O1 -w -o "$S/s" "$S/s.c" "$S/harness.c"
+	gcc -O1 -w -o "$S/orig" -x c "$src"
+	check "... and unchosen prints what the original prints" cmp -s <("$S/orig") <("$S/s")
+	same=0 differ=()
+	declare -A k_of
+	k=0
+	while IFS=$'\t' read -r id _; do k=$((k + 1)); k_of[$id]=$k; done <"$S/list"
+	while IFS=$'\t' read -r num id kind _; do
+		[ "$kind" = switch ] || continue
+		k=${k_of[$id]}
+		a=$(timeout 2 "$S/m$k" 2>&1; echo "exit $?")
+		b=$(M=$num timeout 2 "$S/s" 2>&1; echo "exit $?")
+		if [ "$a" = "$b" ]; then same=$((same + 1)); else differ+=("$id"); fi
+	done <"$S/map"
+	check "each of the $same switches, chosen, prints and exits as its mutant alone (at least 80)" \
+		eval '[ ${#differ[@]} = 0 ] && [ $same -ge 80 ]'
+	[ ${#differ[@]} = 0 ] || printf 'differs: %s\n' "${differ[@]}" | diag
+	check "a mutant of a line outside a function is left to its own kbuild" \
+		grep -q "	$(printf '%s' "$src"):[0-9]*:const:1	own	outside a function$" "$S/map"
+fi
+
 # ---- --diff: the mutants of the lines a change of the series touched ----
 # Revisions are made in an object store of this test's own, which reads the checkout's through an alternate.
 if ! git -C "$top" rev-parse -q --verify HEAD >/dev/null 2>&1; then
@@ -336,6 +381,24 @@ else
 	check "umlbed mutate --help is the driver's manual (exit 0)" [ $? = 0 ]
 	# The text is what is tested: the manual names the option.
 	check "... which names --diff REV" grep -q -- '--diff REV' "$T/help"
+	# The runner gives an instance umlbed_mutant=N only when its environment has UMLBED_MUTANT=N (the mutate tool's),
+	# and refuses the option from any command line (umlbed boot --print shows the command line and boots nothing).
+	mkdir -p "$T/boot/root" "$T/boot/dir"
+	boot=("$BUILD/runner/umlbed" boot --print --root "$T/boot/root" --dir "$T/boot/dir" --kernel "$kernel" --umid "mutate-t-$$")
+	"${boot[@]}" >"$T/boot.out" 2>&1
+	check "an instance's command line without UMLBED_MUTANT has no umlbed_mutant= (the probe: mem= is there)" \
+		eval 'grep -q "^mem=" "$T/boot.out" && ! grep -q "umlbed_mutant" "$T/boot.out"'
+	UMLBED_MUTANT=41 "${boot[@]}" >"$T/boot.out" 2>&1
+	check "UMLBED_MUTANT=41 gives it umlbed_mutant=41" grep -qx "umlbed_mutant=41" "$T/boot.out"
+	for v in 0 041 4x -1 1234567890; do
+		UMLBED_MUTANT=$v "${boot[@]}" >"$T/boot.out" 2>&1
+		rc=$?
+		check "UMLBED_MUTANT=$v is refused (exit 2, naming UMLBED_MUTANT; got $rc)" eval '[ $rc = 2 ] && grep -q UMLBED_MUTANT "$T/boot.out"'
+	done
+	"${boot[@]}" --cmdline "quiet umlbed_mutant=3" >"$T/boot.out" 2>&1
+	rc=$?
+	check "--cmdline umlbed_mutant=3 is refused (exit 2, naming the option; got $rc)" \
+		eval '[ $rc = 2 ] && grep -q "option .umlbed_mutant. is the mutate tool" "$T/boot.out"'
 	# Three mutants of three operators, whatever the series' line numbers are now.
 	"$mutate" list >"$T/list"
 	ids=()

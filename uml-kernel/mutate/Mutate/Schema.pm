@@ -162,6 +162,7 @@ sub schema_file {
         $why = 'outside a function' unless $fn->[$n];
         $why //= 'a static declaration' if $ml =~ /^\s*static\b/;
         $why //= 'a case label' if $ml =~ /^\s*(?:case\b|default\s*:)/;
+        $why //= 'a brace initialiser' if $ml =~ /=\s*\{/ || $ml =~ /^\s*[.{]/;
         if ($why) { $own{$_->{num}} = $why for @s; next }
         if (statement($ml, $prev)) {
             my ($lead) = $line =~ /^(\s*)/;
