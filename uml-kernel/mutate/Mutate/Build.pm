@@ -8,7 +8,7 @@ use Digest::SHA;
 use Time::HiRes qw(time);
 use Mutate::Util;
 use Exporter qw(import);
-our @EXPORT = qw(sh put_back restore tce_code stop_group $child $mutated @workers);
+our @EXPORT = qw(sh put_back restore tce_code stop_group locked $child $mutated @workers);
 
 # The command running now, in a process group of its own: a signal to this script ends it first, so no build is
 # left writing an object after the mutant's source has been put back.
@@ -85,6 +85,23 @@ sub stop_group {
         select(undef, undef, undef, 0.01);
     }
 }
+# locked(CODE): CODE run holding the machine's kernel-build lock when UMLBED_KBUILD_LOCK names one (a machine that
+# several people build kernels on takes turns: flock(1) on that file); the seconds spent waiting for it add up in
+# $lock_wait, so that a run's times leave them out.
+our $lock_wait = 0;
+sub locked {
+    my ($code) = @_;
+    my $f = $ENV{UMLBED_KBUILD_LOCK};
+    return $code->() unless $f;
+    open(my $h, '>>', $f) or fail("$f: $!");
+    my $t0 = time;
+    flock($h, 2) or fail("flock $f: $!");
+    $lock_wait += time - $t0;
+    my @r = $code->();
+    close $h;
+    return wantarray ? @r : $r[0];
+}
+
 # The workers of the moment (compiles, judges): forked from this process, each stops its own command on TERM.
 our @workers;
 for my $sig (qw(INT TERM HUP)) {

@@ -32,7 +32,8 @@ sub drop_kept {
 sub run_files {
     my ($kernel, $json, $timeout, $log, @args) = @_;
     unlink $json;
-    sh($log, "$BUILD/runner/umlbed", 'run', '-j', $ENV{JOBS} // 'auto', '--timeout', $timeout,
+    # --shard 1/1: a batch system's shard variables (Slurm's, GitLab's) are the mutation run's, not this runner's.
+    sh($log, "$BUILD/runner/umlbed", 'run', '--shard', '1/1', '-j', $ENV{JOBS} // 'auto', '--timeout', $timeout,
        '--kernel', $kernel, '--json', $json, @args);
     return undef unless -s $json;
     my $r = eval { decode_json(slurp($json)) } or return undef;

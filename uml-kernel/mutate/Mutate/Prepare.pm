@@ -88,47 +88,24 @@ sub tce_verdicts {
     }
 }
 
-# prepare(O, SEL, STREE, LIST, OUT, LOG): SEL the mutants chosen, LIST those of them this run judges (a shard).
-sub prepare {
-    my ($o, $sel, $stree, $list, $out, $log) = @_;
-    my $g = $o->{gen};
-    my %t;
-    my $t0 = time;
-    my $variant = $o->{variant} . gen_get($g, 'suffix');
-    my $stand_in = $ENV{UMLBED_MUTATE_KBUILD};
-    my ($vdir, $kmake) = prepare_tree($g, $variant, $log, $stand_in);
-    my %files = map { $_->{file} => 1 } @$sel;
-    my $orig = originals($vdir, sort keys %files);
-    # Each mutant's line in the tree's file, through the map from the series-applied one.
-    my %maps;
-    for my $m (@$sel) {
-        my $f = $m->{file};
-        $maps{$f} //= line_map("$stree/$f", "$vdir/orig/$f");
-        my $tl = $maps{$f}{$m->{line}};
-        my @l = split /\n/, $orig->{$f}, -1;
-        if (!defined $tl || $l[$tl - 1] ne $m->{original}) { @$m{qw(verdict why)} = ('not built', 'the line is not in the mutate tree') }
-        else { $m->{tline} = $tl }
-    }
-    $t{tree} = time - $t0;
-    my $t1 = time;
-    my @compile = map { { num => $_->{num}, file => $_->{file}, line => $_->{tline}, mutated => $_->{mutated} } }
-        grep { !$_->{verdict} } @$sel;
-    tce_verdicts($sel, tce_all($vdir, \@compile, $orig, workers(), $stand_in));
-    $t{tce} = time - $t1;
-    my %mine = map { $_->{id} => 1 } @$list;
-    my %sites;
-    push @{ $sites{$_->{file}} }, { num => $_->{num}, line => $_->{tline}, original => $_->{original}, mutated => $_->{mutated} }
-        for grep { !$_->{verdict} && $mine{$_->{id}} } @$sel;
-    my $t2 = time;
-    my ($own, $text, $key) = schema_kernel($vdir, $kmake, \%sites, $orig, $log, $stand_in);
-    $t{schema} = time - $t2;
-    my $t3 = time;
-    my $kernel = $stand_in ? "$BUILD/kernel/$variant/obj/linux" : "$vdir/obj/linux";
-    -x $kernel or fail("no kernel $kernel (make kernel VARIANT=$variant)");
-    my ($built, $n_own) = (0, 0);
+# phase(T, NAME, CODE): CODE's seconds into T's NAME, the time it waited for the kernel-build lock left out.
+sub phase {
+    my ($t, $name, $code) = @_;
+    my ($t0, $w0) = (time, $Mutate::Build::lock_wait);
+    my @r = $code->();
+    $t->{$name} = time - $t0 - ($Mutate::Build::lock_wait - $w0);
+    $t->{lock_wait} += $Mutate::Build::lock_wait - $w0;
+    return wantarray ? @r : $r[0];
+}
+
+# own_kernels(VDIR, KMAKE, LIST, OWN, TEXT, KEY, KERNEL, LOG, STAND_IN): the kernel of each mutant of LIST that is
+# no switch (OWN: why), or its verdict not built; their count.
+sub own_kernels {
+    my ($vdir, $kmake, $list, $own, $text, $key, $kernel, $log, $stand_in) = @_;
+    my ($built, $n) = (0, 0);
     for my $m (grep { $own->{$_->{num}} } @$list) {
         $m->{own} = $own->{$m->{num}};
-        $n_own++;
+        $n++;
         my $had = -x own_dir($vdir, $key, $m) . '/obj/linux';
         my $k = own_kernel($vdir, $kmake, { %$m, line => $m->{tline} }, $text->{$m->{file}}, $key, $log, $stand_in);
         $built ||= !$had;
@@ -137,17 +114,52 @@ sub prepare {
     }
     # The tree back to the schema kernel, if a mutant's own build left its object in it.
     sh($log, @$kmake) == 0 || fail("the schema kernel does not build again (see $log)") if $built;
-    $t{own} = time - $t3;
-    my $t4 = time;
+    return $n;
+}
+
+# prepare(O, SEL, STREE, LIST, OUT, LOG): SEL the mutants chosen, LIST those of them this run judges (a shard).
+sub prepare {
+    my ($o, $sel, $stree, $list, $out, $log) = @_;
+    my $g = $o->{gen};
+    my %t = (lock_wait => 0);
+    my $variant = $o->{variant} . gen_get($g, 'suffix');
+    my $stand_in = $ENV{UMLBED_MUTATE_KBUILD};
+    my ($vdir, $kmake, $orig) = phase(\%t, 'tree', sub {
+        my ($vdir, $kmake) = locked(sub { prepare_tree($g, $variant, $log, $stand_in) });
+        my %files = map { $_->{file} => 1 } @$sel;
+        my $orig = originals($vdir, sort keys %files);
+        # Each mutant's line in the tree's file, through the map from the series-applied one.
+        my %maps;
+        for my $m (@$sel) {
+            my $f = $m->{file};
+            $maps{$f} //= line_map("$stree/$f", "$vdir/orig/$f");
+            my $tl = $maps{$f}{$m->{line}};
+            my @l = split /\n/, $orig->{$f}, -1;
+            if (!defined $tl || $l[$tl - 1] ne $m->{original}) { @$m{qw(verdict why)} = ('not built', 'the line is not in the mutate tree') }
+            else { $m->{tline} = $tl }
+        }
+        return ($vdir, $kmake, $orig);
+    });
+    my @compile = map { { num => $_->{num}, file => $_->{file}, line => $_->{tline}, mutated => $_->{mutated} } }
+        grep { !$_->{verdict} } @$sel;
+    phase(\%t, 'tce', sub { tce_verdicts($sel, locked(sub { tce_all($vdir, \@compile, $orig, workers(), $stand_in) })) });
+    my %mine = map { $_->{id} => 1 } @$list;
+    my %sites;
+    push @{ $sites{$_->{file}} }, { num => $_->{num}, line => $_->{tline}, original => $_->{original}, mutated => $_->{mutated} }
+        for grep { !$_->{verdict} && $mine{$_->{id}} } @$sel;
+    my ($own, $text, $key) = phase(\%t, 'schema', sub { locked(sub { schema_kernel($vdir, $kmake, \%sites, $orig, $log, $stand_in) }) });
+    my $kernel = $stand_in ? "$BUILD/kernel/$variant/obj/linux" : "$vdir/obj/linux";
+    -x $kernel or fail("no kernel $kernel (make kernel VARIANT=$variant)");
+    my $n_own = phase(\%t, 'own', sub { locked(sub { own_kernels($vdir, $kmake, $list, $own, $text, $key, $kernel, $log, $stand_in) }) });
     my @scen = @{ $o->{scenario} } ? map { abs_path($_) // fail("no scenario $_") } @{ $o->{scenario} }
              : glob("$top/scenarios/*.lua");
     my ($runs, $reused) = ([], 0);
-    if (grep { !$_->{verdict} } @$list) {
+    phase(\%t, 'baseline', sub {
+        return unless grep { !$_->{verdict} } @$list;
         ($runs, $reused) = baseline($kernel, "$vdir/baseline", $log, @scen);
         note($reused ? 'the unmutated kernel passed these scenarios before (the same kernel and inputs)'
                      : 'the unmutated kernel passes ' . scalar(@$runs) . ' runs');
-    }
-    $t{baseline} = time - $t4;
+    });
     my ($reach, $from) = reach_of($g, $stree, $list, $runs, $o->{reach});
     note($from);
     for my $m (@$list) {

@@ -26,6 +26,9 @@ sub compile_command {
     my ($line) = grep { /^cmd_\Q$o\E := / } split /\n/, (-f $cmdf ? slurp($cmdf) : '');
     defined $line or fail("$cmdf: no command for $o (the tree is not built)");
     $line =~ s/^cmd_\Q$o\E := //;
+    # One compiler call is all a mutant's object needs: a command that does more (an objtool pass, a second
+    # command) is not split here, where the shell would run the rest.
+    $line =~ /[;&|`\$<>]/ and fail("$cmdf: the command for $o is more than one compiler call");
     open(my $h, '-|', 'sh', '-c', "set -- $line; printf '%s\\0' \"\$@\"") or fail("sh: $!");
     local $/;
     my @w = split /\0/, <$h> // '';
