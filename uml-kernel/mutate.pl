@@ -62,6 +62,7 @@ use Mutate::Series;
 use Mutate::Operators qw(file_mutants);
 use Mutate::Build qw(tce_code);
 use Mutate::Run;
+use Mutate::Pack qw(cmd_pack);
 use Mutate::Reasons;
 use Mutate::Report;
 use Mutate::Schema qw(schema_file);
@@ -87,11 +88,25 @@ sub print_mutants {
 help() if $ARGV[0] =~ /^(?:-h|--help|help)$/;
 my $cmd = $ARGV[0] =~ /^-/ ? 'run' : shift @ARGV;
 my %o = (only => [], scenario => [], threshold => "$top/tests/mutate/threshold", equivalent => "$top/tests/mutate/equivalent",
+         times => "$top/tests/mutate/times",
          variant => 'full');
 GetOptionsFromArray(\@ARGV, \%o, 'gen=s', 'all', 'shard=s', 'only=s@', 'scenario=s@', 'out=s', 'timeout=i', 'threshold=s', 'equivalent=s',
-    'resume', 'diff=s', 'variant=s', 'reach=s', 'help|h' => \&help)
+    'resume', 'diff=s', 'variant=s', 'reach=s', 'bundle=s', 'times=s', 'help|h' => \&help)
     or usage();
 $o{gen} //= do { my $d = `"$gen_sh" default`; chomp $d; $d };
+# Without --shard, a batch system's own variables choose it, as umlbed run's --shard does: Slurm's job array,
+# GitLab's parallel jobs, a Kubernetes Indexed Job (with UMLBED_SHARD_TOTAL, which Kubernetes does not say).
+if (!defined $o{shard} && ($cmd eq 'run' || $cmd eq 'list')) {
+    my %e = %ENV;
+    if (defined $e{SLURM_ARRAY_TASK_ID} && defined $e{SLURM_ARRAY_TASK_COUNT}) {
+        $o{shard} = ($e{SLURM_ARRAY_TASK_ID} - ($e{SLURM_ARRAY_TASK_MIN} // 1) + 1) . "/$e{SLURM_ARRAY_TASK_COUNT}";
+    } elsif (defined $e{CI_NODE_INDEX} && defined $e{CI_NODE_TOTAL}) {
+        $o{shard} = "$e{CI_NODE_INDEX}/$e{CI_NODE_TOTAL}";
+    } elsif (defined $e{JOB_COMPLETION_INDEX} && defined $e{UMLBED_SHARD_TOTAL}) {
+        $o{shard} = ($e{JOB_COMPLETION_INDEX} + 1) . "/$e{UMLBED_SHARD_TOTAL}";
+    }
+    note("shard $o{shard}, from the batch system's variables") if defined $o{shard};
+}
 defined git_show($o{diff}, '') or fail("--diff $o{diff}: not a revision of $top") if defined $o{diff};
 if ($cmd eq 'list') {
     my ($all) = mutants($o{gen}, $o{all}, $o{diff});
@@ -125,6 +140,10 @@ if ($cmd eq 'list') {
     my $tag = $o{shard} ? 'shard-' . ($o{shard} =~ s{/}{-of-}r) : 'all';
     $o{out} //= "$BUILD/mutate/$o{gen}/" . (defined $o{diff} ? 'diff-' : '') . $tag;
     exit cmd_run(\%o);
+} elsif ($cmd eq 'pack') {
+    @ARGV and usage();
+    $o{out} //= "$BUILD/umlbed-mutate-pack-$o{gen}.tar.gz";
+    exit cmd_pack(\%o);
 } elsif ($cmd eq 'tce') {
     # tce OBJECT OBJECT: exit 0 when the two objects have the same code (their debug sections aside), 1 when not.
     @ARGV == 2 or usage();

@@ -14,6 +14,7 @@ use Mutate::Build;
 use Mutate::Judge;
 use Mutate::Prepare;
 use Mutate::Reasons qw(read_reasons);
+use Mutate::Pack qw(load_bundle);
 use Exporter qw(import);
 our @EXPORT = qw(cmd_run judge_all);
 
@@ -99,8 +100,28 @@ sub judge_all {
     return $write->(0);
 }
 
+# run_bundle(O): a shard judged from an unpacked bundle (mutate.pl pack): the preparation is the bundle's.
+sub run_bundle {
+    my ($o) = @_;
+    my $d = load_bundle($o->{bundle});
+    my @list = shard_of($d->{mutants}, $o->{shard});
+    my $out = $o->{out};
+    make_path($out);
+    my %doc = (generation => $d->{generation}, shard => $o->{shard} // '1/1', all => $d->{all} ? JSON::PP::true : JSON::PP::false,
+               mutants_total => $d->{mutants_total}, variant => $d->{variant}, method => 'schema', build_seconds => 0,
+               bundle => { id => $d->{id}, build_seconds => sprintf('%.1f', $d->{times}{tree} + $d->{times}{tce} + $d->{times}{schema} + $d->{times}{own}) },
+               own_kbuilds => $d->{own_kbuilds}, reach => $d->{reach}, workers => workers(),
+               defined $d->{diff} ? (diff => $d->{diff}) : ());
+    my %prev = (seconds => 0, build_seconds => 0, run_seconds => 0);
+    my @res = judge_all($o, $d, \@list, $out, \%doc, {}, \%prev);
+    my $r = decode_json(slurp("$out/results.json"));
+    printf "mutate: %d mutants of bundle %s in %.0f s; %s\n", scalar @list, $d->{id}, $r->{seconds}, "$out/results.json";
+    return 0;
+}
+
 sub cmd_run {
     my ($o) = @_;
+    return run_bundle($o) if defined $o->{bundle};
     my $g = $o->{gen};
     my ($sel, $stree, $all) = selection($o);
     # A shard deals the whole list (the same on every machine), then --only keeps some of its mutants.
