@@ -9,6 +9,7 @@ use POSIX qw(floor);
 use Mutate::Util;
 use Mutate::Series;
 use Mutate::Reasons;
+use Mutate::Plots;
 use Exporter qw(import);
 our @EXPORT = qw(cmd_report);
 
@@ -17,7 +18,7 @@ sub html_escape { my $s = shift; $s =~ s/&/&amp;/g; $s =~ s/</&lt;/g; $s =~ s/>/
 sub cmd_report {
     my ($o, @inputs) = @_;
     @inputs or usage();
-    my (%by_id, $total, $all, %gens, %diffs, %bases);
+    my (%by_id, $total, $all, %gens, %diffs, %bases, %bundle);
     my ($secs, $bsecs, $rsecs) = (0, 0, 0);
     for my $in (@inputs) {
         my $d = eval { decode_json(slurp($in)) } or fail("$in: not a results file: $@");
@@ -29,6 +30,8 @@ sub cmd_report {
         $total //= $d->{mutants_total};
         ($d->{mutants_total} // -1) == $total or fail("$in: of another mutant set ($d->{mutants_total} mutants, not $total)");
         $secs += $d->{seconds}; $bsecs += $d->{build_seconds}; $rsecs += $d->{run_seconds};
+        # Shards of one bundle (mutate.pl pack) share its build: it counts once.
+        $bundle{$d->{bundle}{id}} = $d->{bundle}{build_seconds} if $d->{bundle};
         for my $r (@{ $d->{results} }) {
             $r->{verdict} =~ /^(killed|survived|timeout|not reached|equivalent|duplicate|not built|error)$/
                 or fail("$in: $r->{id}: unknown verdict '$r->{verdict}'");
@@ -36,6 +39,7 @@ sub cmd_report {
             $by_id{$r->{id}} = $r;
         }
     }
+    for (values %bundle) { $bsecs += $_; $secs += $_ }
     keys %gens == 1 or fail('results of several generations: ' . join(' ', sort keys %gens));
     keys %diffs == 1 or fail('results of the mutants of several changes (--diff): ' . join(' ', map { $_ || 'none' } sort keys %diffs));
     keys %bases == 1 or fail('results judged by several variants: ' . join(' ', sort keys %bases));
@@ -138,7 +142,8 @@ sub write_html {
                   $doc->{mutants}, $doc->{score}, $doc->{score_non_equivalent}, $doc->{threshold},
                   defined $doc->{target} ? ", target $doc->{target}%" : '',
                   join(', ', map { "$doc->{counts}{$_} $_" } sort keys %{ $doc->{counts} }))
-        . "<p>Green lines: every mutant killed. Red: a mutant survived, shown under its line. Amber: a survivor accepted for"
+        . plots_html(read_times($o->{times}), $doc)
+        . "<h2>The series, line by line</h2>\n<p>Green lines: every mutant killed. Red: a mutant survived, shown under its line. Amber: a survivor accepted for"
         . " its reason. Grey: equivalent or not built.</p>\n";
     for my $f (sort keys %files) {
         $h .= '<h2>' . html_escape($f) . "</h2>\n<table>\n";
