@@ -458,6 +458,24 @@ else
 			== ["killed", "tests/mutate/scenarios/hangs-for-mutant.lua", $n]' "$T/kills/results.json"
 	jq -c '.results[]' "$T/kills/results.json" 2>/dev/null | diag
 
+	# The line reach: a mutant runs the runs that execute its line, and no run when none does. A planted reach file
+	# (--reach) says that the two runs of rounding.lua were measured, that no line of the first mutant's file ran,
+	# and that every line of the second's ran in the first run only.
+	tree=$BUILD/mutate/kernel/full$("$gen_sh" get "$("$gen_sh" default)" suffix)/orig
+	f0=${ids[0]%%:*} f1=${ids[1]%%:*}
+	mapfile -t rr < <("$BUILD/runner/umlbed" list "$top/scenarios/rounding.lua" | cut -f2)
+	perl -MJSON::PP -e 'my ($tree, $f0, $f1, @runs) = @ARGV; my %f; for ([$f0, []], [$f1, [0]]) { my ($f, $r) = @$_;
+		open(my $h, "<", "$tree/$f") or die "$tree/$f: $!"; my $n = () = do { local $/; <$h> } =~ /\n/g;
+		$f{$f}{$_} = $r for 1 .. $n } print encode_json({ format => "umlbed-reach-lines/1", tree => $tree,
+		runs => \@runs, files => \%f })' "$tree" "$f0" "$f1" "${rr[@]}" >"$T/reach.json"
+	"$mutate" run --only "${ids[0]}" --only "${ids[1]}" --reach "$T/reach.json" --scenario "$top/scenarios/rounding.lua" \
+		--out "$T/reach" >"$T/reach.out" 2>&1
+	check "the line reach: a mutant whose line no run executes is 'not reached', with no run (${ids[0]})" \
+		jqt --arg id "${ids[0]}" '.results[] | select(.id == $id) | .verdict == "not reached" and (.runs // 0) == 0' \
+		"$T/reach/results.json"
+	check "... and one whose line one run executes runs that one, of rounding.lua's ${#rr[@]} (${ids[1]})" \
+		jqt --arg id "${ids[1]}" '.results[] | select(.id == $id) | .verdict == "survived" and .runs == 1' "$T/reach/results.json"
+
 	# SIGTERM while a mutant is in the tree: a mutant that is no switch (a line outside a function) has a kbuild of
 	# its own, with its line written into the tree; the build is ended first, the schema put back with a new time.
 	id=$(awk -F'\t' '$2 ~ /^static .*\[[0-9]+\];$/ && index($1, ":const:") { print $1; exit }' "$T/list")

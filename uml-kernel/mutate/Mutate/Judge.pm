@@ -6,7 +6,8 @@
 # CRASHED, or times out after a kernel report on its console (the kernel said what went wrong before it hung), kills
 # the mutant when it does so again alone; one that times out without a report is a hang, which kills the same way when
 # it times out again alone (as PIT counts TIMED_OUT as detected). Alone means with no run of any other worker going:
-# the runs hold a shared lock, a confirmation an exclusive one, and a gate keeps new runs out while it waits.
+# the runs hold a shared lock, a timeout's confirmation an exclusive one, and a gate keeps new runs out while it
+# waits; a failure's confirmation, like every run, has a runner of its own (-j 1).
 package Mutate::Judge;
 use strict;
 use warnings;
@@ -91,7 +92,9 @@ sub judge {
         }
         my $hang = $res->{verdict} eq 'TIMEOUT' && !$res->{report};
         push @hung, $run->{name} if $res->{verdict} eq 'TIMEOUT';
-        my $again = one_run($j, $run, 1);
+        # A timeout is confirmed alone on the machine: a run of another worker must not be what made it slow. A
+        # failure is confirmed as it was found, by the same run again in a runner of its own.
+        my $again = one_run($j, $run, $res->{verdict} eq 'TIMEOUT');
         $r->{runs}++;
         my $kills = $again && ($again->{verdict} =~ /^(?:FAILED|CRASHED)$/ || $again->{report}
                                || ($hang && $again->{verdict} eq 'TIMEOUT'));

@@ -21,7 +21,9 @@ use Mutate::Reach;
 use Exporter qw(import);
 our @EXPORT = qw(selection prepare workers);
 
-sub workers { return $ENV{UMLBED_MUTATE_WORKERS} || (`nproc` + 0) || 1 }
+sub cpus { return (`nproc` + 0) || 1 }
+# The mutants judged at once: twice the CPUs by default, since a run of UML waits on its guest about half its time.
+sub workers { return $ENV{UMLBED_MUTATE_WORKERS} || 2 * cpus() }
 
 # selection(O): the generation's mutants as O chooses them (--all, --diff, --only), each with its number (its place
 # in the generation's list, from 1: what umlbed_mutant= names), and the series tree and the whole list.
@@ -142,7 +144,7 @@ sub prepare {
     });
     my @compile = map { { num => $_->{num}, file => $_->{file}, line => $_->{tline}, mutated => $_->{mutated} } }
         grep { !$_->{verdict} } @$sel;
-    phase(\%t, 'tce', sub { tce_verdicts($sel, locked(sub { tce_all($vdir, \@compile, $orig, workers(), $stand_in) })) });
+    phase(\%t, 'tce', sub { tce_verdicts($sel, locked(sub { tce_all($vdir, \@compile, $orig, cpus(), $stand_in) })) });
     my %mine = map { $_->{id} => 1 } @$list;
     my %sites;
     push @{ $sites{$_->{file}} }, { num => $_->{num}, line => $_->{tline}, original => $_->{original}, mutated => $_->{mutated} }
