@@ -9,7 +9,8 @@
 #                    BUILD/mutate/GEN/shard-K-of-N) after each one; --resume keeps the results DIR holds of the same
 #                    mutants (same id and change); --scenario judges with those scenario files only (default: every
 #                    file of scenarios/), for the edit loop and for the tool's own test; --reach the line reach to
-#                    select runs by (default: make coverage's); a command line that starts with an option is run's
+#                    select runs by (default: make coverage's; none: every run); a command line that starts with an
+#                    option is run's
 #   mutate.pl file   [--all] FILE...                             the mutants of every line of each C file (the
 #                                                                operators' own test)
 #   mutate.pl schema [--all] [--only ID]... FILE OUT             the schema of the C file's mutants written to OUT, and
