@@ -126,33 +126,39 @@ sub prepare {
     my %t = (lock_wait => 0);
     my $variant = $o->{variant} . gen_get($g, 'suffix');
     my $stand_in = $ENV{UMLBED_MUTATE_KBUILD};
-    my ($vdir, $kmake, $orig) = phase(\%t, 'tree', sub {
-        my ($vdir, $kmake) = locked(sub { prepare_tree($g, $variant, $log, $stand_in) });
-        my %files = map { $_->{file} => 1 } @$sel;
-        my $orig = originals($vdir, sort keys %files);
-        # Each mutant's line in the tree's file, through the map from the series-applied one.
-        my %maps;
-        for my $m (@$sel) {
-            my $f = $m->{file};
-            $maps{$f} //= line_map("$stree/$f", "$vdir/orig/$f");
-            my $tl = $maps{$f}{$m->{line}};
-            my @l = split /\n/, $orig->{$f}, -1;
-            if (!defined $tl || $l[$tl - 1] ne $m->{original}) { @$m{qw(verdict why)} = ('not built', 'the line is not in the mutate tree') }
-            else { $m->{tline} = $tl }
-        }
-        return ($vdir, $kmake, $orig);
+    # The builds hold the machine's kernel-build lock together (UMLBED_KBUILD_LOCK): one wait, not four.
+    my ($vdir, $kernel, $n_own);
+    locked(sub {
+        my ($kmake, $orig);
+        ($vdir, $kmake, $orig) = phase(\%t, 'tree', sub {
+            my ($vdir, $kmake) = prepare_tree($g, $variant, $log, $stand_in);
+            my %files = map { $_->{file} => 1 } @$sel;
+            my $orig = originals($vdir, sort keys %files);
+            # Each mutant's line in the tree's file, through the map from the series-applied one.
+            my %maps;
+            for my $m (@$sel) {
+                my $f = $m->{file};
+                $maps{$f} //= line_map("$stree/$f", "$vdir/orig/$f");
+                my $tl = $maps{$f}{$m->{line}};
+                my @l = split /\n/, $orig->{$f}, -1;
+                if (!defined $tl || $l[$tl - 1] ne $m->{original}) { @$m{qw(verdict why)} = ('not built', 'the line is not in the mutate tree') }
+                else { $m->{tline} = $tl }
+            }
+            return ($vdir, $kmake, $orig);
+        });
+        my @compile = map { { num => $_->{num}, file => $_->{file}, line => $_->{tline}, mutated => $_->{mutated} } }
+            grep { !$_->{verdict} } @$sel;
+        phase(\%t, 'tce', sub { tce_verdicts($sel, tce_all($vdir, \@compile, $orig, cpus(), $stand_in)) });
+        my %mine = map { $_->{id} => 1 } @$list;
+        my %sites;
+        push @{ $sites{$_->{file}} }, { num => $_->{num}, line => $_->{tline}, original => $_->{original}, mutated => $_->{mutated} }
+            for grep { !$_->{verdict} && $mine{$_->{id}} } @$sel;
+        my ($own, $text, $key) = phase(\%t, 'schema', sub { schema_kernel($vdir, $kmake, \%sites, $orig, $log, $stand_in) });
+        $kernel = $stand_in ? "$BUILD/kernel/$variant/obj/linux" : "$vdir/obj/linux";
+        -x $kernel or fail("no kernel $kernel (make kernel VARIANT=$variant)");
+        $n_own = phase(\%t, 'own', sub { own_kernels($vdir, $kmake, $list, $own, $text, $key, $kernel, $log, $stand_in) });
+        return;
     });
-    my @compile = map { { num => $_->{num}, file => $_->{file}, line => $_->{tline}, mutated => $_->{mutated} } }
-        grep { !$_->{verdict} } @$sel;
-    phase(\%t, 'tce', sub { tce_verdicts($sel, locked(sub { tce_all($vdir, \@compile, $orig, cpus(), $stand_in) })) });
-    my %mine = map { $_->{id} => 1 } @$list;
-    my %sites;
-    push @{ $sites{$_->{file}} }, { num => $_->{num}, line => $_->{tline}, original => $_->{original}, mutated => $_->{mutated} }
-        for grep { !$_->{verdict} && $mine{$_->{id}} } @$sel;
-    my ($own, $text, $key) = phase(\%t, 'schema', sub { locked(sub { schema_kernel($vdir, $kmake, \%sites, $orig, $log, $stand_in) }) });
-    my $kernel = $stand_in ? "$BUILD/kernel/$variant/obj/linux" : "$vdir/obj/linux";
-    -x $kernel or fail("no kernel $kernel (make kernel VARIANT=$variant)");
-    my $n_own = phase(\%t, 'own', sub { locked(sub { own_kernels($vdir, $kmake, $list, $own, $text, $key, $kernel, $log, $stand_in) }) });
     my @scen = @{ $o->{scenario} } ? map { abs_path($_) // fail("no scenario $_") } @{ $o->{scenario} }
              : glob("$top/scenarios/*.lua");
     my ($runs, $reused) = ([], 0);
