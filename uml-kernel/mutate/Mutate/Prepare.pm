@@ -159,6 +159,7 @@ sub prepare {
         $n_own = phase(\%t, 'own', sub { own_kernels($vdir, $kmake, $list, $own, $text, $key, $kernel, $log, $stand_in) });
         return;
     });
+    $t{lock_wait} = $Mutate::Build::lock_wait;
     my @scen = @{ $o->{scenario} } ? map { abs_path($_) // fail("no scenario $_") } @{ $o->{scenario} }
              : glob("$top/scenarios/*.lua");
     my ($runs, $reused) = ([], 0);

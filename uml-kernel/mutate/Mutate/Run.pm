@@ -165,8 +165,9 @@ sub cmd_run {
     $doc{own_kbuilds} = $prep->{own_kbuilds};
     $doc{reach} = $prep->{reach} =~ /^no / ? JSON::PP::false : $prep->{reach};
     $doc{workers} = workers();
-    # The time before the judging counts: the baseline as running, the rest as building.
-    my $pre = time - $t0;
+    # The time before the judging counts: the baseline as running, the rest as building; waiting for the machine's
+    # kernel-build lock does not.
+    my $pre = time - $t0 - $prep->{times}{lock_wait};
     $prev{seconds} += $pre;
     $prev{run_seconds} += $prep->{times}{baseline};
     my @res = judge_all($o, $prep, \@list, $out, \%doc, \%done, \%prev);
