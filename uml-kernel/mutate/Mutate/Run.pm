@@ -20,82 +20,60 @@ our @EXPORT = qw(cmd_run judge_all);
 
 my @FIELDS = qw(id file line op function original mutated num);
 
-# order(LIST, RUNS, KILLS, DUR): the runs of a mutant, those that killed most mutants first, then the quickest.
+# order(NAMES, KILLS, DUR): a mutant's runs, those that killed most mutants first, then the quickest.
 sub order {
     my ($names, $kills, $dur) = @_;
     return sort { ($kills->{$b} // 0) <=> ($kills->{$a} // 0) || ($dur->{$a} // 0) <=> ($dur->{$b} // 0) || $a cmp $b } @$names;
 }
 
 # judge_all(O, PREP, LIST, OUT, DOC, DONE, PREV): each mutant of LIST judged (those with a verdict from the
-# preparation keep it), W at a time; results.json written after each. Returns the results in list order.
+# preparation keep it); results.json written after each. Returns the results in list order.
 sub judge_all {
     my ($o, $prep, $list, $out, $doc, $done, $prev) = @_;
     my %dur = map { $_->{name} => $_->{seconds} } @{ $prep->{runs} };
     my %file = map { $_->{name} => $_->{file} } @{ $prep->{runs} };
     my @all_runs = map { $_->{name} } @{ $prep->{runs} };
     my $eq = read_reasons($o->{equivalent});
-    my (%kills, %res, %running, %slot_busy);
-    my $workers = workers();
-    # The mutants with a reason (equivalents, accepted survivors) are the likeliest to run every run that reaches
-    # them: they start first, so that no long one is left alone at the end.
-    my @queue = sort { (!$eq->{$a->{id}}) <=> (!$eq->{$b->{id}}) } grep { !$done->{$_->{id}} } @$list;
-    $res{$_->{id}} = $done->{$_->{id}} for grep { $done->{$_->{id}} } @$list;
-    my ($t0, $tr) = (time, 0);
+    my (%kills, %res);
+    my $t0 = time;
     my $write = sub {
         my ($partial) = @_;
         my @r = map { $res{$_->{id}} // () } @$list;
         spew("$out/results.json", JSON::PP->new->canonical->pretty->encode({ %$doc, $partial ? (partial => JSON::PP::true) : (),
-              seconds => sprintf('%.1f', time - $t0 + $prev->{seconds}), run_seconds => sprintf('%.1f', $tr + $prev->{run_seconds}),
-              results => \@r }));
+              seconds => sprintf('%.1f', time - $t0 + $prev->{seconds}),
+              run_seconds => sprintf('%.1f', time - $t0 + $prev->{run_seconds}), results => \@r }));
         return @r;
     };
-    while (@queue || %running) {
-        while (@queue && keys(%running) < $workers) {
-            my $m = shift @queue;
-            my %r = map { $_ => $m->{$_} } grep { defined $m->{$_} } @FIELDS, qw(verdict why of own);
-            if ($m->{verdict}) { $res{$m->{id}} = \%r; next }
-            my ($slot) = grep { !$slot_busy{$_} } 0 .. $workers - 1;
-            my @names = order($m->{runs} // \@all_runs, \%kills, \%dur);
-            my @runs = map { { name => $_, file => $file{$_},
-                               timeout => $o->{timeout} // max(10, ceil(10 * ($dur{$_} || 1))) } } @names;
-            my $pid = fork // fail("fork: $!");
-            if (!$pid) {
-                @Mutate::Build::workers = ();
-                my $dir = "$out/w$slot";
-                make_path($dir);
-                my $r0 = time;
-                judge(\%r, { kernel => $m->{kernel} // $prep->{kernel}, num => $m->{kernel} ? 0 : $m->{num}, dir => $dir,
-                             log => "$dir/log.txt", locks => "$out/runs.lock" }, \@runs);
-                $r{run_s} = sprintf('%.2f', time - $r0);
-                spew("$dir/result.json", encode_json(\%r));
-                exit 0;
-            }
-            $running{$pid} = [$m, $slot, time];
-            $slot_busy{$slot} = 1;
-            push @Mutate::Build::workers, $pid;
-        }
-        last unless %running;
-        my $pid = waitpid(-1, 0);
-        my $w = delete $running{$pid} or next;
-        @Mutate::Build::workers = grep { $_ != $pid } @Mutate::Build::workers;
-        my ($m, $slot, $s0) = @$w;
-        delete $slot_busy{$slot};
-        $? == 0 or fail("the worker judging $m->{id} failed (see $out/w$slot/log.txt)");
-        my $r = decode_json(slurp("$out/w$slot/result.json"));
-        $tr += $r->{run_s};
-        $res{$m->{id}} = $r;
+    my $report = sub {
+        my ($r) = @_;
+        $res{$r->{id}} = $r;
         $kills{$r->{killed_by}[0]{name}}++ if $r->{killed_by};
         $write->(1);
         printf "%s %s%s\n", $r->{verdict}, $r->{id}, $r->{killed_by} ? " by $r->{killed_by}[0]{name}" : '';
-        if (-t STDERR) {
-            my %c;
-            $c{$_->{verdict}}++ for values %res;
-            my $n = keys %res;
-            printf STDERR "\rmutate: %d/%d done, %d killed, %d survived, %d timeout, %d not built; about %d s left ",
-                $n, scalar @$list, $c{killed} // 0, $c{survived} // 0, $c{timeout} // 0, $c{'not built'} // 0,
-                (time - $t0) / $n * (@$list - $n);
-        }
+        return unless -t STDERR;
+        my %c;
+        $c{$_->{verdict}}++ for values %res;
+        my $n = keys %res;
+        printf STDERR "\rmutate: %d/%d done, %d killed, %d survived, %d timeout, %d not built; about %d s left ",
+            $n, scalar @$list, $c{killed} // 0, $c{survived} // 0, $c{timeout} // 0, $c{'not built'} // 0,
+            (time - $t0) / $n * (@$list - $n);
+    };
+    # The mutants with a reason (equivalents, accepted survivors) are the likeliest to run every run that reaches
+    # them: they start first, so that no long one is left alone at the end.
+    my @todo;
+    for my $m (sort { (!$eq->{$a->{id}}) <=> (!$eq->{$b->{id}}) } @$list) {
+        if ($done->{$m->{id}}) { $res{$m->{id}} = $done->{$m->{id}}; next }
+        my %r = map { $_ => $m->{$_} } grep { defined $m->{$_} } @FIELDS, qw(verdict why of own);
+        if ($m->{verdict}) { $report->(\%r); next }
+        push @todo, { r => \%r, m => $m, runs => sub {
+            my @names = order($m->{runs} // \@all_runs, \%kills, \%dur);
+            # The runs that killed before go one after the other (most mutants die there), at most three.
+            my $first = grep { $kills{$_} } @names[0 .. ($#names < 2 ? $#names : 2)];
+            return ([map { { name => $_, file => $file{$_}, timeout => $o->{timeout} // max(10, ceil(10 * ($dur{$_} || 1))) } } @names],
+                    $first);
+        } };
     }
+    judge_pool({ kernel => $prep->{kernel}, dir => "$out/runs", log => "$out/runs.log", slots => workers() }, \@todo, $report);
     print STDERR "\n" if -t STDERR;
     return $write->(0);
 }
