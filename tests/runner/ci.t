@@ -20,9 +20,11 @@ s = d["jobs"]["build"]["steps"]; sys.exit(not any("patches/" in x.get("run", "")
 check "GitLab: parallel shards (CI_NODE_INDEX) and a merge job publishing JUnit" py '
 sys.exit(not (d["shards"]["parallel"] == 4 and "--pack" in " ".join(d["shards"]["script"])
   and d["merge"]["artifacts"]["reports"]["junit"] == "umlbed.xml"))' "$C/gitlab-ci.yml"
-check "GitLab mutate: 3 parallel shards of mutate.pl run --shard, a report job joining their results" py '
+check "GitLab mutate: one pack, 3 parallel shards judging from it, a report job joining their results" py '
 m = d["mutants"]; r = d["mutation-report"]; run = " ".join(m["script"]); rep = " ".join(r["script"])
-sys.exit(not (m["parallel"] == 3 and "mutate.pl run --shard \"$CI_NODE_INDEX/$CI_NODE_TOTAL\"" in run
+sys.exit(not (m["parallel"] == 3 and "mutate.pl pack" in " ".join(d["mutation-pack"]["script"])
+  and m["needs"] == ["mutation-pack"] and "--bundle umlbed-mutate-pack" in run
+  and "--shard \"$CI_NODE_INDEX/$CI_NODE_TOTAL\"" in run
   and "mutate.pl report" in rep and "mutate-*/results.json" in rep and r["needs"] == ["mutants"]))' "$C/gitlab-mutate.yml"
 check "GitLab mutate: a merge request that changes patches/ runs umlbed mutate --diff and the gate's report" py '
 j = d["mutation-diff"]; run = " ".join(j["script"]); r = j["rules"][0]
