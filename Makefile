@@ -121,7 +121,7 @@ check-slow: guest runner
 .PHONY: check-slurm
 check-slurm: guest runner
 	@scripts/deps.sh munge slurmctld slurmd slurm-client
-	UMLBED_BUILD=$(BUILD) MUTATE_VARIANT=$(MUTATE_VARIANT) prove -v tests/mutate/slurm.t
+	UMLBED_SLURM=1 UMLBED_BUILD=$(BUILD) MUTATE_VARIANT=$(MUTATE_VARIANT) prove -v tests/mutate/slurm.t
 
 # The kernel's own mm selftests (selftests/vm before Linux 6.3, selftests/mm since: the generation's "selftests")
 # in the bed: built static from the same Debian source (tests/kselftests/build.sh), each run in a fresh guest of the
