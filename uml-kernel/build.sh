@@ -277,7 +277,7 @@ if [ -z "$restored" ] && [ -z "${KBUILD_TARGETS:-}" ] && [ -z "${UMLBED_FULL_KBU
 	for f in "${edited[@]}" ""; do
 		[ -n "$f" ] || break
 		o=${f%.c}.o d=$(dirname "$f")
-		if [ "${f%.c}" = "$f" ] || [ ! -f "$obj/$d/.${o##*/}.cmd" ] || [ ! -f "$obj/$d/built-in.a" ] ||
+		if [ "$f" = "$o" ] || [ ! -f "$obj/$d/.${o##*/}.cmd" ] || [ ! -f "$obj/$d/built-in.a" ] ||
 			! grep -qxF "$o" <<<"$(ar t "$obj/$d/built-in.a")"; then
 			fast=()
 			break
