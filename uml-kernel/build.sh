@@ -21,9 +21,7 @@
 #                                written on every build: umlbed run --generation GEN --variant NAME reads it, and
 #                                scenarios through umlbed.generation's info()
 # The source copy is re-made only when the variant's patches change, and .config only when they or a
-# config fragment change, so an unchanged tree costs one no-op kbuild run, or none (UPTODATE). An edit of the series
-# that changes only C files rebuilds their objects and relinks without kbuild's walk of the whole tree (the edit path
-# below; UMLBED_FULL_KBUILD=1 walks anyway).
+# config fragment change, so an unchanged tree costs one no-op kbuild run.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -134,9 +132,6 @@ touched() {
 
 # The series is its patches' contents in order, not their paths: moving a patch file costs no rebuild.
 series_hash=$( { echo "$origin"; for p in "${patches[@]}"; do sha256sum < "$top/$p"; done; } | sha256sum | cut -d' ' -f1)
-# The files an edit of the series replaced in the tree, when it replaced existing files only (an edit's fast path).
-edited=()
-edited_other=
 if [ "$(cat "$vdir/.series" 2>/dev/null)" != "$series_hash" ]; then
 	say PATCH "$variant (Linux $gen, ${#patches[@]} patches)"
 	old_touched=$(cat "$vdir/.touched" 2>/dev/null || true)
@@ -159,19 +154,15 @@ if [ "$(cat "$vdir/.series" 2>/dev/null)" != "$series_hash" ]; then
 		for f in $(printf '%s\n' "$old_touched" "$new_touched" | sort -u); do
 			if [ -e "$scratch/$f" ]; then
 				cmp -s "$scratch/$f" "$src/$f" && continue
-				[ -e "$src/$f" ] || edited_other=1
 				mkdir -p "$src/$(dirname "$f")"
 				# A new file, never a write through a hard link into the pristine tree.
 				cp "$scratch/$f" "$src/$f.umlbed-new" && mv "$src/$f.umlbed-new" "$src/$f"
-				edited+=("$f")
 			else
 				rm -f "$src/$f"
-				edited_other=1
 			fi
 		done
 		rm -rf "$scratch"
 	else
-		edited_other=1
 		rm -rf "$src.new"
 		cp -al "$pristine" "$src.new"
 		for p in "${patches[@]}"; do
@@ -212,12 +203,6 @@ done_key=$( {
 	echo "$series_hash $config_hash ${kmake[*]:0:5} ${kcc[*]} targets:${KBUILD_TARGETS:-}"
 	cat "$top/uml-kernel/build.sh" "$top/uml-kernel/check-config.sh"
 } | sha256sum | cut -c1-24)
-# The same without the series: a tree whose last build finished with this key differs from this build only by the
-# files the series' edit replaced.
-base_key=$( {
-	echo "$config_hash ${kmake[*]:0:5} ${kcc[*]} targets:${KBUILD_TARGETS:-}"
-	cat "$top/uml-kernel/build.sh" "$top/uml-kernel/check-config.sh"
-} | sha256sum | cut -c1-24)
 # UMLBED_KERNEL_CACHE=DIR keeps each finished build folder (obj/) under the hash of everything it is made of: the
 # pristine source, the series and the .config inputs (both hashed above), the kbuild targets, this script and
 # check-config.sh, the compiler and linker versions, and the build folder's path (kbuild's .cmd files hold absolute
@@ -244,7 +229,6 @@ if [ -n "${UMLBED_KERNEL_CACHE:-}" ]; then
 		# The entry's .config is this config_hash's, made and checked by the build that stored it.
 		echo "$config_hash" >"$vdir/.config-stamp"
 		echo "$done_key" >"$vdir/.done"
-		echo "$base_key" >"$vdir/.done-base"
 		restored=1
 	fi
 fi
@@ -260,53 +244,6 @@ fi
 if [ -z "$restored" ] && [ "$(cat "$vdir/.done" 2>/dev/null)" = "$done_key" ] &&
 	[ -z "$(find "$src" "$obj" -newer "$vdir/.done" -print -quit)" ]; then
 	say UPTODATE "$variant"
-	echo "$base_key" >"$vdir/.done-base"
-	restored=1
-fi
-# An edit of the series that replaced only C files whose objects the last build made (and nothing else changed since
-# that build, in src/ or obj/): kbuild builds those objects alone, walking only their folders (single targets), and
-# relinks with its descent into every folder skipped (make -o .): the walk of the whole tree, most of an edit's
-# rebuild, has nothing to find when no Makefile, Kconfig file, header or configuration changed. The archives on the
-# way to the kernel are thin (lists of their members' paths), so a member's new contents need only the archives'
-# newer times, in order, for the link to be redone and for kbuild's next walk to find them up to date.
-# UMLBED_FULL_KBUILD=1 takes the whole walk anyway (bench/edit-loop.sh compares the two).
-fast=()
-if [ -z "$restored" ] && [ -z "${KBUILD_TARGETS:-}" ] && [ -z "${UMLBED_FULL_KBUILD:-}" ] && [ ${#edited[@]} -gt 0 ] &&
-	[ -z "$edited_other" ] &&
-	[ -f "$vdir/.done" ] && [ "$(cat "$vdir/.done-base" 2>/dev/null)" = "$base_key" ] && [ -f "$obj/vmlinux.a" ]; then
-	for f in "${edited[@]}" ""; do
-		[ -n "$f" ] || break
-		o=${f%.c}.o d=$(dirname "$f")
-		if [ "$f" = "$o" ] || [ ! -f "$obj/$d/.${o##*/}.cmd" ] || [ ! -f "$obj/$d/built-in.a" ] ||
-			! grep -qxF "$o" <<<"$(ar t "$obj/$d/built-in.a")"; then
-			fast=()
-			break
-		fi
-		fast+=("$o")
-	done
-	# Anything else newer than the last build (an edit in src/ by hand, a removed file) takes the whole walk.
-	if [ ${#fast[@]} -gt 0 ]; then
-		extra=$(find "$src" "$obj" -newer "$vdir/.done" -print |
-			grep -vxF -f <(for f in "${edited[@]}"; do echo "$src/$f"; echo "$src/$(dirname "$f")"; done) || true)
-		[ -z "$extra" ] || fast=()
-	fi
-fi
-if [ ${#fast[@]} -gt 0 ]; then
-	rm -f "$vdir/.done"
-	say BUILD "$variant (${fast[*]}, relinked)"
-	"${kmake[@]}" "${kcc[@]}" -s "${fast[@]}"
-	for o in "${fast[@]}"; do
-		d=$(dirname "$o")
-		while :; do
-			touch -c "$obj/$d/built-in.a"
-			[ "$d" = . ] && break
-			d=$(dirname "$d")
-		done
-	done
-	touch "$obj/vmlinux.a"
-	make -C "$obj" -f "$src/Makefile" ARCH=um -j"$JOBS" "${kcc[@]}" -o . -s linux
-	echo "$done_key" >"$vdir/.done"
-	echo "$base_key" >"$vdir/.done-base"
 	restored=1
 fi
 # KBUILD_TARGETS: the kbuild targets to make instead of the whole kernel (tests/kernel/build.t builds the objects
@@ -326,7 +263,6 @@ if [ -z "$restored" ]; then
 		echo "$cache_key" >"$vdir/.cached"
 	fi
 	echo "$done_key" >"$vdir/.done"
-	echo "$base_key" >"$vdir/.done-base"
 fi
 ln -sfn "kernel/$variant/obj/linux" "$BUILD/linux-$variant"
 # What the runner's --generation GEN --variant NAME looks for, and the export and fragments the scenarios expect
