@@ -28,6 +28,7 @@ help:
 	@echo "make            build everything and run scenarios/"
 	@echo "make check      build the kernels the tests boot and run the tests (prove), with the table of its time"
 	@echo "make check-slow the tests make check leaves out (tests/outside-check): mm selftests, coverage merge and smoke, bisect, every KASAN kernel"
+	@echo "make check-slurm a whole mutation run as a Slurm job array on a one-node cluster started from Debian's packages"
 	@echo "make kernel     build the patched UML kernels of generation GEN ($(GEN): $(VARIANTS)); VARIANT=name for one"
 	@echo "                GEN is one of $(GENERATIONS) (uml-kernel/generations/), default $(DEFAULT_GEN)"
 	@echo "make modules    build the test modules against each kernel variant"
@@ -38,7 +39,7 @@ help:
 	@echo "make pack       one tarball for shards on other machines: umlbed run --pack build/umlbed-pack.tar.gz"
 	@echo "make bench      what an invalidation costs: bench/scenarios' sweeps, results.json and plots in build/bench"
 	@echo "make kselftests the kernel's own mm selftests, each in a fresh guest of the mm variant ($(call gen_key,$(GEN),mm)), against $(call gen_key,$(GEN),kselftests)"
-	@echo "make mutate     mutation testing of the $(GEN) series: each mutant built and run against the scenarios that reach it;"
+	@echo "make mutate     mutation testing of the $(GEN) series: every mutant in one schema kernel, each run on the runs that reach it;"
 	@echo "                the score, report and gate in build/mutate/$(GEN)/report (MUTATE_ARGS=--all, --shard K/N, --only ID;"
 	@echo "                MUTATE_VARIANT=full: judged by the suite's kernel, not the judge variant)"
 	@echo "make broken     build the deliberately broken kernels ($(call gen_key,$(GEN),broken) $(call gen_key,$(GEN),broken-races)) and check that some scenario"
@@ -121,6 +122,15 @@ check-slow: guest runner
 		$$(sed -n 's/^\(tests\/[^[:space:]]*\.t\)[[:space:]].*/\1/p' tests/outside-check) || \
 		{ scripts/check-log.pl --summary $(BUILD)/check-slow-logs; exit 1; }
 
+# The mutation run on a one-node Slurm cluster that tests/mutate/slurm.t starts itself from Debian's packages (munge,
+# slurmctld, slurmd, slurm-client: installed here, for this target only): one bundle (mutate.pl pack), a job array of
+# shards, joined by report, compared with the bundle judged unsharded. Not part of check or check-slow: it judges the
+# whole mutant set twice (MUTATE_ARGS= chooses fewer, MUTATE_VARIANT= the judging kernel).
+.PHONY: check-slurm
+check-slurm: guest runner
+	@scripts/deps.sh munge slurmctld slurmd slurm-client
+	UMLBED_SLURM=1 UMLBED_BUILD=$(BUILD) MUTATE_VARIANT=$(MUTATE_VARIANT) prove -v tests/mutate/slurm.t
+
 # The kernel's own mm selftests (selftests/vm before Linux 6.3, selftests/mm since: the generation's "selftests")
 # in the bed: built static from the same Debian source (tests/kselftests/build.sh), each run in a fresh guest of the
 # generation's mm variant (uml-kernel/config/mm.config) as upstream's run_vmtests.sh runs it, and compared with the
@@ -167,9 +177,10 @@ bench: kernel modules guest runner
 	@scripts/deps.sh
 	$(UMLBED) bench --out $(BUILD)/bench
 
-# Mutation testing of the series (uml-kernel/mutate.pl): every mutant of GEN's series built in a tree of its own
-# (BUILD/mutate/) and run against the scenarios that reach its function (make coverage's reach.txt, else all of
-# them); then the JSON and HTML report and the gate of tests/mutate/ (threshold, equivalent). Not part of check.
+# Mutation testing of the series (uml-kernel/mutate.pl): every mutant of GEN's series built into one schema kernel in
+# a tree of its own (BUILD/mutate/), each mutant's object compiled alone for TCE, each mutant judged on the runs that
+# reach its line (make coverage's line reach, else every run); then the JSON and HTML report and the gate of
+# tests/mutate/ (threshold, equivalent). Not part of check.
 # The kernel that judges is the judge variant: pattern stack init and fault injection, so a deleted store or a
 # failed allocation shows (MUTATE_VARIANT=full judges with the suite's own kernel).
 MUTATE_VARIANT ?= judge

@@ -116,6 +116,10 @@ else
 	fi
 fi
 
+# The pristine tree's real folder: a BUILD/src entry may be a symbolic link to another build folder's tree, and
+# cp -al of a link copies the link, so that patching the variant's tree would write into the tree it points to.
+pristine=$(cd "$pristine" && pwd -P)
+
 if [ -z "$variant" ]; then
 	echo "$pristine"
 	exit 0

@@ -97,6 +97,10 @@ static int word_check(const char *w, size_t len, char *why, size_t size) {
     return refuse(why, size, "kernel command line: option 'mem' wants a size from 32M to 64G, as mem does (got '%s')",
                   shown);
   }
+  if (KEY("umlbed_mutant"))
+    return refuse(why, size,
+                  "kernel command line: option 'umlbed_mutant' is the mutate tool's (UMLBED_MUTANT=N in umlbed's "
+                  "environment), not a caller's");
 #undef KEY
   /* The init's environment: the smoke tests' init reads its variant and expectations there. */
   if (klen > 7 && klen <= 64 && !memcmp(w, "UMLBED_", 7) && in_set(w + 7, klen - 7, "_") && eq && vlen <= 256 &&
@@ -123,6 +127,20 @@ int umb_cmdline_check(const char *cmdline, char *why, size_t size) {
     if (rc) return rc;
     p += len;
   }
+  return 0;
+}
+
+int umb_mutant_arg(char *buf, size_t size) {
+  const char *v = getenv("UMLBED_MUTANT");
+  if (size) buf[0] = '\0';
+  if (v == NULL || v[0] == '\0') return 0;
+  if (!digits(v, strlen(v), 9) || v[0] == '0') {
+    char shown[40];
+    show_word(shown, sizeof shown, v, strlen(v));
+    fprintf(stderr, "umlbed: UMLBED_MUTANT wants a mutant's number, 1 to 999999999 (got '%s')\n", shown);
+    return -EINVAL;
+  }
+  if ((size_t)snprintf(buf, size, "umlbed_mutant=%s", v) >= size) return -E2BIG;
   return 0;
 }
 

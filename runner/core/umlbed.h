@@ -183,6 +183,11 @@ int umb_mem_bytes(const char *mem, unsigned long long *bytes);
  * Anything else (hostfs=, uml_dir=, root=, init=, umid=, con=, ubd...) could move the jail, the instance's files or
  * its devices out of the run folder: -EINVAL, with a message naming the option in why (size bytes). */
 int umb_cmdline_check(const char *cmdline, char *why, size_t size);
+/* The mutate tool's switch of its schema kernel (every mutant of the series in one kernel, docs/mutate.md):
+ * umlbed_mutant=N into buf (size bytes) when UMLBED_MUTANT=N (1 to 999999999) is in the runner's environment, the
+ * empty string when it is not; -EINVAL, with a message on stderr, for any other value. The allow-list refuses
+ * umlbed_mutant= in any command line a caller or a scenario gives: only the mutate tool's environment sets it. */
+int umb_mutant_arg(char *buf, size_t size);
 /* The longest umid: UML keeps it in 64 bytes with its NUL. */
 #define UMB_UMID_MAX 63
 /* 0 if umid is one safe file name (letters, digits, '.', '_', '-'; not starting with '.', no "..", at most

@@ -193,6 +193,9 @@ int umb_spawn_args(umb_spawn_ctx *c, const umb_vm_options *opt) {
                          opt->time_travel ? "time-travel=inf-cpu" : NULL};
   for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
     if (fixed[i]) c->args[c->nargs++] = (char *)fixed[i];
+  /* The mutate tool's choice of a mutant of its schema kernel, after the fixed part: no caller's word may name it. */
+  if ((rc = umb_mutant_arg(c->mutant, sizeof c->mutant))) return rc;
+  if (c->mutant[0]) c->args[c->nargs++] = c->mutant;
   if (opt->cmdline) {
     if ((c->extra = strdup(opt->cmdline)) == NULL) return -ENOMEM;
     for (char *save = NULL, *tok = strtok_r(c->extra, " \t\n", &save); tok; tok = strtok_r(NULL, " \t\n", &save)) {

@@ -23,6 +23,7 @@ typedef struct umb_spawn_ctx {
   char *env[256];
   char *extra; /* The caller's command line, split in place. */
   char umldir[PATH_MAX + 16], tmpdir[PATH_MAX + 16], jail[PATH_MAX + 16], umid[300], memarg[64], gdbx[PATH_MAX];
+  char mutant[32]; /* umlbed_mutant=N when the mutate tool asks for it (UMLBED_MUTANT), else empty. */
   char gcov_prefix[PATH_MAX + 16], gcov_strip[64];
   int devnull, con[2], tx[2], rx[2];
   int mapper; /* The wall's socket to the kernels' namespace's helper (kns.h), or -1. */

@@ -128,6 +128,51 @@ ret0=$(grep -n -m 1 -xF "$(printf '\treturn 0;')" "$ops_c" | cut -d: -f1)
 check "... while const's next change keeps its number (const:2)" \
 	grep -q ":${ret0:-none}:const:2	return 0;	return -1;\$" "$T/ops-all"
 
+# ---- Schemata: every mutant in one program, each chosen at run time, behaves as that mutant alone ----
+# tests/mutate/schema.c.in holds the kinds of line the series has (statements, conditions, initialisers, the arguments
+# of a call that goes on below, loops, a ?:, a macro's arguments) and prints what it computes. Each mutant that
+# compiles alone is compiled alone and run; the schema of them all is compiled once and run with each chosen (the
+# harness sets umlbed_mutant from M); their outputs and exit statuses must be the same. A mutant that loops for ever
+# does so in both, ended by the same timeout. Unchosen, the schema prints what the original prints.
+if ! command -v gcc >/dev/null; then
+	prereq_skip "no gcc for the schema's program"
+else
+	S=$T/schema
+	mkdir -p "$S"
+	src=$top/tests/mutate/schema.c.in
+	"$mutate" file "$src" >"$S/list"
+	printf '#include <stdlib.h>\nint umlbed_mutant;\n__attribute__((constructor)) static void pick(void)\n{ const char *m = getenv("M"); umlbed_mutant = m ? atoi(m) : 0; }\n' >"$S/harness.c"
+	# Each mutant's program, m<K>.c for the K-th line of the list.
+	perl -e 'my ($src, $list, $dir) = @ARGV; open(my $h, "<", $src) or die; my @l = <$h>; open(my $m, "<", $list) or die;
+		my $k = 0; while (<$m>) { chomp; my ($id, undef, $mut) = split /\t/; $k++; my ($n) = $id =~ /:(\d+):\w+:\d+$/;
+		my @c = @l; my ($ind) = $c[$n - 1] =~ /^(\s*)/; $c[$n - 1] = "$ind$mut\n";
+		open(my $o, ">", "$dir/m$k.c") or die; print $o @c }' "$src" "$S/list" "$S"
+	n_mut=$(wc -l <"$S/list")
+	seq "$n_mut" | xargs -P "$(nproc)" -I{} sh -c 'gcc -O1 -w -o "$1/m$2" "$1/m$2.c" 2>/dev/null || : >"$1/m$2.nobuild"' sh "$S" {}
+	only=()
+	for k in $(seq "$n_mut"); do [ -e "$S/m$k.nobuild" ] || only+=(--only "$(sed -n "${k}p" "$S/list" | cut -f1)"); done
+	"$mutate" schema "${only[@]}" "$src" "$S/s.c" >"$S/map"
+	check "the schema of the program's mutants compiles" gcc -O1 -w -o "$S/s" "$S/s.c" "$S/harness.c"
+	gcc -O1 -w -o "$S/orig" -x c "$src"
+	check "... and unchosen prints what the original prints" cmp -s <("$S/orig") <("$S/s")
+	same=0 differ=()
+	declare -A k_of
+	k=0
+	while IFS=$'\t' read -r id _; do k=$((k + 1)); k_of[$id]=$k; done <"$S/list"
+	while IFS=$'\t' read -r num id kind _; do
+		[ "$kind" = switch ] || continue
+		k=${k_of[$id]}
+		a=$(timeout 2 "$S/m$k" 2>&1; echo "exit $?")
+		b=$(M=$num timeout 2 "$S/s" 2>&1; echo "exit $?")
+		if [ "$a" = "$b" ]; then same=$((same + 1)); else differ+=("$id"); fi
+	done <"$S/map"
+	check "each of the $same switches, chosen, prints and exits as its mutant alone (at least 80)" \
+		eval '[ ${#differ[@]} = 0 ] && [ $same -ge 80 ]'
+	[ ${#differ[@]} = 0 ] || printf 'differs: %s\n' "${differ[@]}" | diag
+	check "a mutant of a line outside a function is left to its own kbuild" \
+		grep -q "	$(printf '%s' "$src"):[0-9]*:const:1	own	outside a function$" "$S/map"
+fi
+
 # ---- --diff: the mutants of the lines a change of the series touched ----
 # Revisions are made in an object store of this test's own, which reads the checkout's through an alternate.
 if ! git -C "$top" rev-parse -q --verify HEAD >/dev/null 2>&1; then
@@ -338,14 +383,33 @@ else
 	check "umlbed mutate --help is the driver's manual (exit 0)" [ $? = 0 ]
 	# The text is what is tested: the manual names the option.
 	check "... which names --diff REV" grep -q -- '--diff REV' "$T/help"
+	# The runner gives an instance umlbed_mutant=N only when its environment has UMLBED_MUTANT=N (the mutate tool's),
+	# and refuses the option from any command line (umlbed boot --print shows the command line and boots nothing).
+	mkdir -p "$T/boot/root" "$T/boot/dir"
+	boot=("$BUILD/runner/umlbed" boot --print --root "$T/boot/root" --dir "$T/boot/dir" --kernel "$kernel" --umid "mutate-t-$$")
+	"${boot[@]}" >"$T/boot.out" 2>&1
+	check "an instance's command line without UMLBED_MUTANT has no umlbed_mutant= (the probe: mem= is there)" \
+		eval 'grep -q "^mem=" "$T/boot.out" && ! grep -q "umlbed_mutant" "$T/boot.out"'
+	UMLBED_MUTANT=41 "${boot[@]}" >"$T/boot.out" 2>&1
+	check "UMLBED_MUTANT=41 gives it umlbed_mutant=41" grep -qx "umlbed_mutant=41" "$T/boot.out"
+	for v in 0 041 4x -1 1234567890; do
+		UMLBED_MUTANT=$v "${boot[@]}" >"$T/boot.out" 2>&1
+		rc=$?
+		check "UMLBED_MUTANT=$v is refused (exit 2, naming UMLBED_MUTANT; got $rc)" eval '[ $rc = 2 ] && grep -q UMLBED_MUTANT "$T/boot.out"'
+	done
+	"${boot[@]}" --cmdline "quiet umlbed_mutant=3" >"$T/boot.out" 2>&1
+	rc=$?
+	check "--cmdline umlbed_mutant=3 is refused (exit 2, naming the option; got $rc)" \
+		eval '[ $rc = 2 ] && grep -q "option .umlbed_mutant. is the mutate tool" "$T/boot.out"'
 	# Three mutants of three operators, whatever the series' line numbers are now.
 	"$mutate" list >"$T/list"
 	ids=()
 	for op in del ret rel; do ids+=("$(awk -F'\t' -v op=":$op:" 'index($1, op) { print $1; exit }' "$T/list")"); done
 	only=()
 	for id in "${ids[@]}"; do only+=(--only "$id"); done
-	# One quick scenario judges: the driver's logic is under test here, not the suite's power (make mutate).
-	only+=(--scenario "$top/scenarios/rounding.lua")
+	# One quick scenario judges: the driver's logic is under test here, not the suite's power (make mutate). Every
+	# mutant runs its runs whatever make coverage left in the build folder: the line reach has a check of its own.
+	only+=(--scenario "$top/scenarios/rounding.lua" --reach none)
 	# A kbuild that builds nothing: the driver's logic is under test, not a mutant kernel (make mutate builds those).
 	export UMLBED_MUTATE_KBUILD=true
 	"$mutate" run "${only[@]}" --out "$T/whole" >"$T/whole.out" 2>&1
@@ -379,31 +443,52 @@ else
 			jqt --arg r "$same" '.results == [] and .diff == $r' "$T/diff-none/results.json"
 	fi
 	# Two mutants that a scenario kills, each confirmed alone, as the runner's JSON report tells the runs: one
-	# FAILED (fail-when-marked.lua), one that hangs until the timeout (hang-when-marked.lua). The kbuild stand-in
-	# leaves the failure's mark at its first call and the hang's instead at the next. The unmutated kernel's run
-	# comes before any kbuild, without a mark, and must pass (else exit 2).
-	kb="if [ -e $T/kbuilt ]; then rm -f $T/fail-mark; touch $T/hang-mark; else touch $T/kbuilt $T/fail-mark; fi"
-	MUTATE_T_FAIL=$T/fail-mark MUTATE_T_HANG=$T/hang-mark UMLBED_MUTATE_KBUILD=$kb "$mutate" run --only "${ids[0]}" \
-		--only "${ids[1]}" --timeout 2 --scenario "$top/tests/mutate/scenarios/fail-when-marked.lua" \
-		--scenario "$top/tests/mutate/scenarios/hang-when-marked.lua" --out "$T/kills" >"$T/kills.out" 2>&1
+	# FAILED (fails-for-mutant.lua), one that hangs until the timeout (hangs-for-mutant.lua). Each scenario does so
+	# for the mutant whose number it is given: what the runner's UMLBED_MUTANT says, the number umlbed_mutant= gives
+	# the schema kernel (the mutant's place in list's output). The unmutated kernel's run has none and must pass
+	# (else exit 2).
+	num0=$(cut -f1 "$T/list" | grep -n -x -F "${ids[0]}" | cut -d: -f1)
+	num1=$(cut -f1 "$T/list" | grep -n -x -F "${ids[1]}" | cut -d: -f1)
+	MUTATE_T_FAIL=$num0 MUTATE_T_HANG=$num1 "$mutate" run --only "${ids[0]}" \
+		--only "${ids[1]}" --timeout 2 --scenario "$top/tests/mutate/scenarios/fails-for-mutant.lua" \
+		--scenario "$top/tests/mutate/scenarios/hangs-for-mutant.lua" --out "$T/kills" >"$T/kills.out" 2>&1
 	check "a run of a mutant that hangs ends (exit $?)" [ -f "$T/kills/results.json" ]
-	check "... the one whose run fails, and fails again alone, is killed by that run" \
-		jqt '[.results[] | select(.killed_by[0].verdict == "FAILED") | .verdict, .killed_by[0].file]
-			== ["killed", "tests/mutate/scenarios/fail-when-marked.lua"]' "$T/kills/results.json"
-	check "... and the hang, timed out again alone, is detected: killed, as a hang" \
-		jqt '[.results[] | select(.detected == "hang") | .verdict, .killed_by[0].file]
-			== ["killed", "tests/mutate/scenarios/hang-when-marked.lua"]' "$T/kills/results.json"
+	check "... the one whose run fails, and fails again alone, is killed by that run (mutant $num0)" \
+		jqt --argjson n "$num0" '[.results[] | select(.killed_by[0].verdict == "FAILED") | .verdict, .killed_by[0].file, .num]
+			== ["killed", "tests/mutate/scenarios/fails-for-mutant.lua", $n]' "$T/kills/results.json"
+	check "... and the hang, timed out again alone, is detected: killed, as a hang (mutant $num1)" \
+		jqt --argjson n "$num1" '[.results[] | select(.detected == "hang") | .verdict, .killed_by[0].file, .num]
+			== ["killed", "tests/mutate/scenarios/hangs-for-mutant.lua", $n]' "$T/kills/results.json"
 	jq -c '.results[]' "$T/kills/results.json" 2>/dev/null | diag
 
-	# SIGTERM while a mutant is in the tree: the build is ended first, the original is put back with a new time.
-	id=${ids[0]}
+	# The line reach: a mutant runs the runs that execute its line, and no run when none does. A planted reach file
+	# (--reach) says that the two runs of rounding.lua were measured, that no line of the first mutant's file ran,
+	# and that every line of the second's ran in the first run only.
+	tree=$BUILD/mutate/kernel/full$("$gen_sh" get "$("$gen_sh" default)" suffix)/orig
+	f0=${ids[0]%%:*} f1=${ids[1]%%:*}
+	mapfile -t rr < <("$BUILD/runner/umlbed" list "$top/scenarios/rounding.lua" | cut -f2)
+	perl -MJSON::PP -e 'my ($tree, $f0, $f1, @runs) = @ARGV; my %f; for ([$f0, []], [$f1, [0]]) { my ($f, $r) = @$_;
+		open(my $h, "<", "$tree/$f") or die "$tree/$f: $!"; my $n = () = do { local $/; <$h> } =~ /\n/g;
+		$f{$f} = [map { { line => $_, runs => $r } } 1 .. $n] } print encode_json({ format => 1, src => $tree,
+		runs => [map { { name => $_ } } @runs], files => \%f })' "$tree" "$f0" "$f1" "${rr[@]}" >"$T/reach.json"
+	"$mutate" run --only "${ids[0]}" --only "${ids[1]}" --reach "$T/reach.json" --scenario "$top/scenarios/rounding.lua" \
+		--out "$T/reach" >"$T/reach.out" 2>&1
+	check "the line reach: a mutant whose line no run executes is 'not reached', with no run (${ids[0]})" \
+		jqt --arg id "${ids[0]}" '.results[] | select(.id == $id) | .verdict == "not reached" and (.runs // 0) == 0' \
+		"$T/reach/results.json"
+	check "... and one whose line one run executes runs that one, of rounding.lua's ${#rr[@]} (${ids[1]})" \
+		jqt --arg id "${ids[1]}" '.results[] | select(.id == $id) | .verdict == "survived" and .runs == 1' "$T/reach/results.json"
+
+	# SIGTERM while a mutant is in the tree: a mutant that is no switch (a line outside a function) has a kbuild of
+	# its own, with its line written into the tree; the build is ended first, the schema put back with a new time.
+	id=$(awk -F'\t' '$2 ~ /^static .*\[[0-9]+\];$/ && index($1, ":const:") { print $1; exit }' "$T/list")
 	file=$BUILD/mutate/kernel/full$("$gen_sh" get "$("$gen_sh" default)" suffix)/src/${id%%:*}
-	cp "$file" "$T/original"
-	# A kbuild that runs until it is ended, with the build folder in its command line as kbuild has it.
-	UMLBED_MUTATE_KBUILD='while :; do sleep 1; done' \
+	# A kbuild that runs until it is ended, with the build folder in its command line as kbuild has it (a mutant's
+	# compile, which is given its file too, passes).
+	UMLBED_MUTATE_KBUILD='[ -n "${2:-}" ] || while :; do sleep 1; done' \
 		"$mutate" run --only "$id" --scenario "$top/scenarios/rounding.lua" --out "$T/term" >"$T/term.out" 2>&1 &
 	pid=$!
-	# building: the mutant is in place, its original beside it, and its kbuild runs (bounded: a build takes seconds).
+	# building: the mutant is in place, its schema beside it, and its kbuild runs (bounded: a build takes seconds).
 	# The kbuild is the run's own child, in a process group of its own: a neighbour's mutate build is not this one.
 	# The probe sees that group live before the check below trusts its silence.
 	build_pg=
@@ -412,11 +497,12 @@ else
 			[[ $build_pg =~ ^[0-9]+$ ]] && pgrep -g "$build_pg" >/dev/null
 	}
 	for _ in $(seq 600); do building && break; sleep 0.1; done
-	check "the original waits beside the mutated file, and pgrep sees the build (the probes)" building
+	check "the schema waits beside the mutated file of $id, and pgrep sees the build (the probes)" building
+	cp "$file.umlbed-orig" "$T/original"
 	kill -TERM "$pid"
 	wait "$pid"
 	check "SIGTERM ends the run with 143" [ $? = 143 ]
-	check "... and puts the original back" cmp -s "$T/original" "$file"
+	check "... and puts the schema back" cmp -s "$T/original" "$file"
 	check "... with no copy left beside it" [ ! -e "$file.umlbed-orig" ]
 	# pgrep exits 1 for no match only; 2 or 3 is an error of the probe, not an empty group.
 	gone() { [[ $build_pg =~ ^[0-9]+$ ]] || return 1; pgrep -g "$build_pg" -r R,S,D,T,t,I >/dev/null; [ $? = 1 ]; }

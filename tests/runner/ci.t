@@ -20,10 +20,19 @@ s = d["jobs"]["build"]["steps"]; sys.exit(not any("patches/" in x.get("run", "")
 check "GitLab: parallel shards (CI_NODE_INDEX) and a merge job publishing JUnit" py '
 sys.exit(not (d["shards"]["parallel"] == 4 and "--pack" in " ".join(d["shards"]["script"])
   and d["merge"]["artifacts"]["reports"]["junit"] == "umlbed.xml"))' "$C/gitlab-ci.yml"
-check "GitLab mutate: 3 parallel shards of mutate.pl run --shard, a report job joining their results" py '
+check "GitLab mutate: one pack, 3 parallel shards judging from it, a report job joining their results" py '
 m = d["mutants"]; r = d["mutation-report"]; run = " ".join(m["script"]); rep = " ".join(r["script"])
-sys.exit(not (m["parallel"] == 3 and "mutate.pl run --shard \"$CI_NODE_INDEX/$CI_NODE_TOTAL\"" in run
+sys.exit(not (m["parallel"] == 3 and "mutate.pl pack" in " ".join(d["mutation-pack"]["script"])
+  and m["needs"] == ["mutation-pack"] and "--bundle umlbed-mutate-pack" in run
+  and "--shard \"$CI_NODE_INDEX/$CI_NODE_TOTAL\"" in run
   and "mutate.pl report" in rep and "mutate-*/results.json" in rep and r["needs"] == ["mutants"]))' "$C/gitlab-mutate.yml"
+check "GitLab mutate: a merge request that changes patches/ runs umlbed mutate --diff and the gate's report" py '
+j = d["mutation-diff"]; run = " ".join(j["script"]); r = j["rules"][0]
+sys.exit(not ("umlbed mutate --diff" in run and "mutate.pl report" in run and r["changes"] == ["patches/**/*"]
+  and "merge_request_event" in r["if"]))' "$C/gitlab-mutate.yml"
+check "GitHub: a pull request that changes patches/ runs umlbed mutate --diff and the gate's report" py '
+j = d["jobs"]["mutation-diff"]; run = " ".join(s.get("run", "") for s in j["steps"])
+sys.exit(not ("pull_request" in j["if"] and "-- patches/" in run and "umlbed mutate --diff" in run and "mutate.pl report" in run))' "$C/github-actions.yml"
 check "Kubernetes: an Indexed Job with UMLBED_SHARD_TOTAL equal to its completions" py '
 s = d["spec"]; c = s["template"]["spec"]["containers"][0]; env = {e["name"]: e["value"] for e in c["env"]}
 sys.exit(not (d["kind"] == "Job" and s["completionMode"] == "Indexed" and int(env["UMLBED_SHARD_TOTAL"]) == s["completions"]))' "$C/kubernetes-job.yml"
