@@ -27,6 +27,17 @@ local function install(vm)
 end
 
 -- A guest with room for a case: a file of thousands of pages, on tmpfs too, and private copies of it.
+-- A schedule (or order) that brings the kernel down ends the run before its result comes back, and the run's
+-- folder is kept: each is written, before it runs, to RUN/explore-tries ("vm=N seed=S case=C schedule=..."), so
+-- that the last line of the instance the report names is the replay (uml-kernel/explore-historic.sh reads it).
+local function tried(vm, what)
+  local f = io.open(vm.dir:match("^(.*)/[^/]+$") .. "/explore-tries", "a")
+  if f then
+    f:write(("vm=%d %s\n"):format(vm.index, what))
+    f:close()
+  end
+end
+
 local function boot(t, opts)
   local vm = assert(t:vm(opts.vm or { mem = "256M" }))
   assert(install(vm))
@@ -180,7 +191,7 @@ local function sequential(t, c, opts)
   local states = {}
   local bad = in_parallel(t, orders, opts.workers or 2, function(order)
     local vm <close> = boot(t, opts)
-    t:note(("explore-try vm=%d seed=%d case=%d order=%s"):format(vm.index, c.seed, c.number, order))
+    tried(vm, ("seed=%d case=%d order=%s"):format(c.seed, c.number, order))
     local st, kind, text = run(vm, { "-o", order }, c, opts)
     if not st then return { kind, text } end
     local rep = oracle.report(st) or oracle.inconsistent(st)
@@ -251,9 +262,7 @@ local function concurrent(t, c, r, seqs, opts, counters)
   local function go(s, w)
     vms[w] = vms[w] or boot(t, opts)
     counters.schedules = counters.schedules + 1
-    -- A schedule that brings the kernel down ends the run before its result comes back: this note is then the
-    -- replay (the console's panic, or the KASAN report, says which vm).
-    t:note(("explore-try vm=%d seed=%d case=%d schedule=%s"):format(vms[w].index, c.seed, c.number, s))
+    tried(vms[w], ("seed=%d case=%d schedule=%s"):format(c.seed, c.number, s))
     local f, steps = try(vms[w], c, s, seqs, opts)
     if f then return f end
     k = math.max(k, steps)
@@ -322,7 +331,7 @@ function M.replay(t, opts)
     f = { kind = kind, why = text }
   elseif opts.schedule and opts.schedule ~= "-" then
     local vm <close> = boot(t, opts)
-    t:note(("explore-try vm=%d seed=%d case=%d schedule=%s"):format(vm.index, c.seed, c.number, opts.schedule))
+    tried(vm, ("seed=%d case=%d schedule=%s"):format(c.seed, c.number, opts.schedule))
     f = try(vm, c, opts.schedule, seqs, opts)
   end
   if not f then
