@@ -19,11 +19,17 @@ local M = {}
 
 local GUEST = "/umlbed-explore"
 
--- The program in the guest: the host's copy is beside the agent (BUILD/guest/, or the installed lib folder).
+-- The program in the guest: the host's copy is beside the agent (BUILD/guest/, or the installed lib folder). The
+-- guests of a run share their root folder, so it is installed once: a copy made while another guest runs it would
+-- make that guest's next exec fail (ENOEXEC, seen).
+local installed
 local function install(vm)
+  if installed then return true end
   local dir = (vm.agent or ""):match("^(.*)/[^/]+$")
   if not dir then return nil, "explore: the vm has no agent path to find umlbed-explore beside" end
-  return vm:install(dir .. "/umlbed-explore", GUEST)
+  local ok, err = vm:install(dir .. "/umlbed-explore", GUEST)
+  installed = ok and true
+  return ok, err
 end
 
 -- A guest with room for a case: a file of thousands of pages, on tmpfs too, and private copies of it.
@@ -40,6 +46,8 @@ end
 
 local function boot(t, opts)
   local vm = assert(t:vm(opts.vm or { mem = "256M" }))
+  -- The replay command names the kernel's variant, when the runner knows it.
+  opts.variant = opts.variant or vm.variant
   assert(install(vm))
   return vm
 end
