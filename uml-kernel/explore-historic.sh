@@ -52,7 +52,7 @@ notes() {
 # that brought the kernel down ended the run CRASHED before the explorer could report: its replay is the last
 # try (RUN/explore-tries) of the instance the report names, its interleaving the kernel's panic dump of the last steps.
 find_it() {
-	local found verdict vm try dir
+	local found verdict vm try dir last what
 	found=$(notes explore-found | head -n 1)
 	if [ -n "$found" ]; then
 		kind=$(printf '%s\n' "$found" | awk '{print $3}')
@@ -69,13 +69,14 @@ find_it() {
 	[ -n "$vm" ] && [ -n "$try" ] || return 1
 	kind=crash
 	secs=$(jq -r '.results[0].seconds | floor' "$scratch/r.json")
-	if [[ $try == *" order="* ]]; then
-		replay="umlbed explore --variant $1 $(printf '%s\n' "$try" | sed -n 's/^vm=[0-9]* \(seed=.*\) order=.*/\1/p' |
-			sed 's/seed=/--seed /; s/ case=/ --case /') --schedule -"
-	else
-		replay="umlbed explore --variant $1 $(printf '%s\n' "$try" | sed -n 's/^vm=[0-9]* \(seed=.*\)/\1/p' |
-			sed 's/seed=/--seed /; s/ case=/ --case /; s/ schedule=/ --schedule /')"
-	fi
+	# The run that was going when the kernel went down: the last one the guest program named in the kernel's log.
+	last=$(grep -h 'umlbed-explore: run -' "$dir/vm$vm/console.log" 2>/dev/null | tail -n 1 |
+		sed 's/.*umlbed-explore: run -\([so]\) \([^ ]*\).*/\1 \2/')
+	what=$(printf '%s\n' "$try" | sed -n 's/^vm=[0-9]* seed=\([0-9]*\) case=\([0-9]*\) .*/--seed \1 --case \2/p')
+	case $last in
+	s\ *) replay="umlbed explore --variant $1 $what --schedule ${last#s }" ;;
+	*) replay="umlbed explore --variant $1 $what --schedule -" ;;
+	esac
 	text=$(jq -r '.results[0].diag // ""' "$scratch/r.json" | head -n 60
 		[ -n "$dir" ] && grep -h 'umlbed_explore: ' "$dir/vm$vm/console.log" 2>/dev/null | sed 's/^.*umlbed_explore: /  /')
 	return 0

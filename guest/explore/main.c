@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /*
@@ -30,7 +31,20 @@
  * Exit 0 with the state on stdout; 2 when the explorer itself failed, 3 when the set-up did.
  */
 
+#include <time.h>
+
 size_t xp_ps;
+
+/* With UMLBED_EXPLORE_TIMING set, each phase's end on stderr, in milliseconds from the start: where a run's time
+ * goes. */
+void xp_phase(const char *what) {
+  static struct timespec t0;
+  struct timespec now;
+  if (!getenv("UMLBED_EXPLORE_TIMING")) return;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  if (!t0.tv_sec) t0 = now;
+  fprintf(stderr, "phase %s %.1f ms\n", what, (now.tv_sec - t0.tv_sec) * 1e3 + (now.tv_nsec - t0.tv_nsec) / 1e6);
+}
 struct xp_case xp_c;
 int xp_ctl_fd = -1;
 
@@ -79,7 +93,9 @@ static void write_file(const char *path, const char *text) {
 }
 
 /* "file host|tmp PAGES": the folder, the mounts and the file at version 0. */
-static void make_file(const char *dir, char **w, int n) {
+static void make_file(const char *path, char **w, int n) {
+  char dir[128];
+  snprintf(dir, sizeof dir, "%s", path);
   uint64_t pages;
   if (n != 3 || xp_num(w[2], &pages) < 0) xp_die("bad file");
   struct xp_file *f = &xp_c.file;
@@ -186,7 +202,7 @@ static void directive(const char *dir, char *arg) {
  * (a tmpfs file of thousands of pages would stay in it): the file, the tmpfs or the other node's mount, the folder.
  * Lazy unmounts: a process that has not ended yet may still map the file. */
 static void clean_up(const char *dir) {
-  char sub[200];
+  char sub[160];
   struct xp_file *f = &xp_c.file;
   close(xp_ctl_fd);
   unlink(f->path);
@@ -309,11 +325,15 @@ static void run_schedule(char *sched, bool trace, char results[][XP_LINE_MAX]) {
     size_t len = strlen(start);
     snprintf(start + len, sizeof start - len, " %s", changes);
   }
+  xp_phase("armed");
   write_file("/sys/kernel/umlbed_explore/start", start);
+  xp_phase("started");
   /* The tasks go: the highest priority first, the controller (not real-time) only once they all wait or end. */
   close(xp_go[1]);
   for (int i = 0; i < xp_c.ntasks; i++) task_result(i, results[i], XP_LINE_MAX);
+  xp_phase("results");
   write_file("/sys/kernel/umlbed_explore/stop", "stop");
+  xp_phase("stopped");
   for (int i = 0; i < xp_c.ntasks; i++) xp_set_other(xp_c.tasks[i].proc);
   for (int i = 0; i < xp_c.ntasks; i++) {
     const struct xp_task *t = &xp_c.tasks[i];
@@ -337,44 +357,84 @@ static void run_schedule(char *sched, bool trace, char results[][XP_LINE_MAX]) {
   free(tr);
 }
 
-int main(int argc, char **argv) {
-  char dir[256] = "", *sched = NULL, *order = NULL;
-  bool trace = false;
-  int opt;
-  while ((opt = getopt(argc, argv, "td:s:o:")) != -1) {
-    if (opt == 't')
-      trace = true;
-    else if (opt == 'd')
-      snprintf(dir, sizeof dir, "%s", optarg);
-    else if (opt == 's')
-      sched = optarg;
-    else if (opt == 'o')
-      order = optarg;
-    else
-      xp_die("usage: umlbed-explore [-t] [-d DIR] (-s SCHEDULE | -o ORDER) DIRECTIVE...");
-  }
-  if (!sched == !order) xp_die("one of -s SCHEDULE and -o ORDER");
-  if (!dir[0]) snprintf(dir, sizeof dir, "/xp-%d", (int)getpid());
-  if (strlen(dir) > 64) xp_die("-d DIR: at most 64 bytes");
-  xp_ps = (size_t)sysconf(_SC_PAGESIZE);
-  /* Every process is followed through its pidfd; none is waited for. */
-  signal(SIGCHLD, SIG_IGN);
-  setvbuf(stdout, NULL, _IOFBF, 1 << 16);
-  xp_procs_init();
-  for (int i = optind; i < argc; i++) directive(dir, argv[i]);
-  if (xp_c.ntasks == 0) xp_die("no task");
-
+/* One run of the case in this process: set it up in dir, run the tasks by mode ('s': a schedule, 'o': an order),
+ * print the state, clean up. Exit 0; 2 or 3 (xp_die, a set-up that failed) from inside. */
+static int run_case(const char *dir, char mode, char *arg, bool trace, int ndirs, char **dirs) {
   static char results[XP_MAX_TASKS][XP_LINE_MAX];
-  if (sched)
-    run_schedule(sched, trace, results);
+  xp_phase("start");
+  xp_procs_init();
+  for (int i = 0; i < ndirs; i++) {
+    directive(dir, dirs[i]);
+    xp_phase("directive");
+  }
+  if (xp_c.ntasks == 0) xp_die("no task");
+  if (mode == 's')
+    run_schedule(arg, trace, results);
   else
-    run_order(order, results);
+    run_order(arg, results);
+  xp_phase("tasks");
   for (int i = 0; i < xp_c.ntasks; i++) printf("result T%d %s\n", i, results[i]);
   xp_state_print();
+  xp_phase("state");
   for (int p = 0; p < XP_MAX_PROCS; p++) {
     if (xp_c.procs[p].used && !xp_c.procs[p].gone) xp_send(p, "quit");
   }
   fflush(stdout);
   clean_up(dir);
+  xp_phase("clean-up");
+  return 0;
+}
+
+/* The runs of a batch, each in a child of its own (a fresh case: processes, pipes, file, folder), one after another;
+ * each state follows a line "run N MODE ARG" and ends with "end run N STATUS". The batch stops at a run that did not
+ * exit 0: what comes after it would not be comparable. */
+int main(int argc, char **argv) {
+  char dir[256] = "";
+  char *modes[64], *args[64];
+  int nruns = 0, opt;
+  bool trace = false;
+  while ((opt = getopt(argc, argv, "td:s:o:")) != -1) {
+    if (opt == 't') {
+      trace = true;
+    } else if (opt == 'd') {
+      snprintf(dir, sizeof dir, "%s", optarg);
+    } else if ((opt == 's' || opt == 'o') && nruns < 64) {
+      modes[nruns] = opt == 's' ? "s" : "o";
+      args[nruns++] = optarg;
+    } else {
+      xp_die("usage: umlbed-explore [-t] [-d DIR] (-s SCHEDULE | -o ORDER)... DIRECTIVE...");
+    }
+  }
+  if (nruns == 0) xp_die("at least one -s SCHEDULE or -o ORDER (64 at most)");
+  if (!dir[0]) snprintf(dir, sizeof dir, "/xp-%d", (int)getpid());
+  if (strlen(dir) > 64) xp_die("-d DIR: at most 64 bytes");
+  xp_ps = (size_t)sysconf(_SC_PAGESIZE);
+  setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+  /* Each run is named in the kernel's log before it starts: a run that brings the kernel down ends this program's
+   * output with it, and the console then says which run it was. */
+  int kmsg = open("/dev/kmsg", O_WRONLY | O_CLOEXEC);
+  for (int r = 0; r < nruns; r++) {
+    printf("run %d %s %s\n", r, modes[r], args[r]);
+    fflush(stdout);
+    if (kmsg >= 0) dprintf(kmsg, "<4>umlbed-explore: run -%s %s\n", modes[r], args[r]);
+    pid_t pid = fork();
+    if (pid < 0) xp_die("fork: %s", strerror(errno));
+    if (pid == 0) {
+      char sub[128];
+      snprintf(sub, sizeof sub, "%s-%d", dir, r);
+      /* Every process of the case is followed through its pidfd; none is waited for. */
+      signal(SIGCHLD, SIG_IGN);
+      _exit(run_case(sub, modes[r][0], args[r], trace, argc - optind, argv + optind));
+    }
+    int st;
+    while (waitpid(pid, &st, 0) < 0) {
+      if (errno != EINTR) xp_die("waitpid: %s", strerror(errno));
+    }
+    int code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    printf("end run %d %d\n", r, code);
+    fflush(stdout);
+    /* A set-up the kernel refused (3) is the case's, the same for every run: the batch says so once. */
+    if (code != 0) return code;
+  }
   return 0;
 }

@@ -299,7 +299,7 @@ static bool prim_file(char **w, int n, char *res, size_t sz) {
   } else if (strcmp(w[0], "unlink") == 0) {
     result(res, sz, unlink(xp_c.file.path));
   } else if (strcmp(w[0], "umount") == 0) {
-    char dir[256];
+    char dir[sizeof xp_c.file.path];
     snprintf(dir, sizeof dir, "%s", xp_c.file.path);
     *strrchr(dir, '/') = '\0';
     result(res, sz, xp_c.file.tmpfs ? umount2(dir, MNT_DETACH) : (errno = ENOTSUP, -1));

@@ -11,10 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 /* cmd[p] carries the controller's lines to process p, rep[p] its replies back; go is the start barrier. */
@@ -135,36 +132,13 @@ static void mark(int fd, const char *edge) {
   if (pwrite(fd, edge, strlen(edge), 0) != (ssize_t)strlen(edge)) _exit(4);
 }
 
-/* The process's own memory (code, data, heap, stack), faulted in before the barrier: its faults would be steps of
- * the exploration that are not its operation's. Every VMA but the file's, which is the case's state, and the kernel's
- * own ([vvar] and the like); a page of a writable private VMA is written (its byte again), which breaks its COW.
- * Loads and stores, as MADV_POPULATE_READ and _WRITE are ENOSYS on UML. */
+/* What a primitive uses of the process's own memory, made before the barrier: the page buffer, and the stack below
+ * where the process is now. (Its faults outside its marks are not steps: the kernel counts a task's points only
+ * between its marks begin and end.) */
 static void prefault_self(void) {
-  struct stat st;
-  char line[512];
-  /* The stack a primitive and the reply use, below where the process is now. */
   volatile char depth[1 << 16];
   memset((char *)depth, 0, sizeof depth);
-  if (fstat(xp_fd, &st) < 0) _exit(6);
-  FILE *f = fopen("/proc/self/maps", "r");
-  if (!f) _exit(6);
-  while (fgets(line, sizeof line, f)) {
-    unsigned long start, end, off, ino;
-    unsigned maj, min;
-    char perms[8];
-    int name = 0;
-    if (sscanf(line, "%lx-%lx %7s %lx %x:%x %lu %n", &start, &end, perms, &off, &maj, &min, &ino, &name) < 7) continue;
-    if ((ino == st.st_ino && makedev(maj, min) == (dev_t)st.st_dev) || strncmp(line + name, "[v", 2) == 0 ||
-        perms[0] != 'r')
-      continue;
-    bool write = perms[1] == 'w' && perms[3] == 'p';
-    for (unsigned long a = start; a < end; a += xp_ps) {
-      volatile char *p = (volatile char *)a;
-      char c = *p;
-      if (write) *p = c;
-    }
-  }
-  fclose(f);
+  xp_prefault_buffers();
 }
 
 /* "arm PRIM [; PRIM]": waits at the barrier, then runs the primitives with a mark around each. */
@@ -174,7 +148,6 @@ static void serve_armed(int self, char **w, int n) {
   char go;
   int mfd = open("/sys/kernel/umlbed_explore/mark", O_WRONLY | O_CLOEXEC);
   if (mfd < 0) _exit(4);
-  xp_prefault_buffers();
   prefault_self();
   while (read(xp_go[0], &go, 1) < 0 && errno == EINTR) {
   }

@@ -42,8 +42,8 @@ struct xp_map {
 struct xp_file {
   bool tmpfs;      /* on the guest's tmpfs (hole punching), else on hostfs (a second node can write it) */
   size_t pages;    /* its size at creation */
-  char path[256];  /* the path every process opens */
-  char other[256]; /* the same host file through a second hostfs mount: the other node's view ("" on tmpfs) */
+  char path[512];  /* the path every process opens */
+  char other[512]; /* the same host file through a second hostfs mount: the other node's view ("" on tmpfs) */
 };
 
 /* A process of the case: a server that runs the primitives the controller sends it. */
@@ -66,6 +66,8 @@ struct xp_case {
 extern size_t xp_ps;
 extern struct xp_case xp_c;
 
+/* With UMLBED_EXPLORE_TIMING set, the end of a phase on stderr (main.c). */
+void xp_phase(const char *what);
 /* Reports a failure of the explorer itself (not of the kernel under test) and exits 2. */
 _Noreturn void xp_die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Splits a line into words in place (blanks); returns the count, or -1 past max. */

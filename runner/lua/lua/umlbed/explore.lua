@@ -52,22 +52,39 @@ local function boot(t, opts)
   return vm
 end
 
--- Runs umlbed-explore with mode ({"-o", ORDER} or {"-s", SCHEDULE}); the parsed state, or nil, kind, text. Each
--- run has a folder of its own: the guests of a run share their root folder.
+-- Runs umlbed-explore on a batch of modes ({"-o", ORDER} or {"-s", SCHEDULE}, each a run of the case afresh, in a
+-- child of its own): a list of parsed states, in order, up to the first run that did not end well, and for that one
+-- its index, kind and text. Each run has a folder of its own: the guests of a run share their root folder.
 local runs = 0
-local function run(vm, mode, c, opts)
+local function run_batch(vm, modes, c, opts)
   runs = runs + 1
-  local args = { "-d", ("/xp-%d-%d"):format(vm.index, runs), mode[1], mode[2] }
-  if opts.trace then table.insert(args, 1, "-t") end
+  local args = { "-d", ("/xp-%d-%d"):format(vm.index, runs) }
+  if opts.trace then args[#args + 1] = "-t" end
+  for _, m in ipairs(modes) do args[#args + 1], args[#args + 2] = m[1], m[2] end
   for _, d in ipairs(xcase.directives(c)) do args[#args + 1] = d end
-  local status, out = vm:run { path = GUEST, args = args, timeout = opts.guest_timeout or 120 }
-  if not status then return nil, "guest", "the guest did not answer: " .. tostring(out) end
-  if status == "exit:3" then return nil, "setup", out end
-  if status ~= "exit:0" then
-    return nil, status:match("^timeout") and "hang" or "explorer", ("umlbed-explore %s %s: %s\n%s"):format(
-      mode[1], mode[2], status, out)
+  local status, out = vm:run { path = GUEST, args = args, timeout = (opts.guest_timeout or 120) * #modes }
+  if not status then return {}, 1, "guest", "the guest did not answer: " .. tostring(out) end
+  local states = {}
+  local i = 0
+  for body, code in out:gmatch("run %d+ [so] %S+\n(.-)end run %d+ (%d+)\n") do
+    i = i + 1
+    if code == "3" then return states, i, "setup", body end
+    if code ~= "0" then return states, i, "explorer", ("umlbed-explore %s %s: exit %s\n%s"):format(
+      modes[i][1], modes[i][2], code, body) end
+    states[i] = oracle.parse(body)
   end
-  return oracle.parse(out)
+  if status ~= "exit:0" or i < #modes then
+    return states, i + 1, status:match("^timeout") and "hang" or "explorer", ("umlbed-explore %s %s: %s\n%s"):format(
+      modes[i + 1][1], modes[i + 1][2], status, out:sub(-4000))
+  end
+  return states
+end
+
+-- One run: the parsed state, or nil, kind, text.
+local function run(vm, mode, c, opts)
+  local states, _, kind, text = run_batch(vm, { mode }, c, opts)
+  if states[1] then return states[1] end
+  return nil, kind, text
 end
 
 -- The schedule the guest program takes: task i at SCHED_FIFO 10 + prios[i], then at each change {step, value} the
@@ -248,16 +265,19 @@ local function finding(t, f, opts)
   return f
 end
 
--- Runs one schedule; a finding (a table) when the oracle refuses it, else nil and the run's steps.
-local function try(vm, c, s, seqs, opts)
-  local st, kind, text = run(vm, { "-s", s }, c, opts)
-  if not st then
-    if kind == "setup" then return nil, 0 end
-    return { kind = kind, why = text, schedule = s }
+-- Runs a batch of schedules; a finding (a table) for the first the oracle refuses, else nil and the runs' most steps.
+local function try(vm, c, batch, seqs, opts)
+  local modes = {}
+  for i, s in ipairs(batch) do modes[i] = { "-s", s } end
+  local states, bad, kind, text = run_batch(vm, modes, c, opts)
+  local k = 0
+  for i, st in ipairs(states) do
+    local ok, why = oracle.check(st, seqs)
+    if not ok then return { kind = "oracle", why = why, schedule = batch[i] } end
+    k = math.max(k, st.steps or 0)
   end
-  local ok, why = oracle.check(st, seqs)
-  if not ok then return { kind = "oracle", why = why, schedule = s } end
-  return nil, st.steps or 0
+  if bad and kind ~= "setup" then return { kind = kind, why = text, schedule = batch[bad] } end
+  return nil, k
 end
 
 -- The schedules of case c, in opts.workers guests at once, until one is refused or opts.schedules have run: each
@@ -267,23 +287,29 @@ local function concurrent(t, c, r, seqs, opts, counters)
   local workers = opts.workers or 2
   local vms = {}
   local k = 0
-  local function go(s, w)
+  local function go(batch, w)
     vms[w] = vms[w] or boot(t, opts)
-    counters.schedules = counters.schedules + 1
-    tried(vms[w], ("seed=%d case=%d schedule=%s"):format(c.seed, c.number, s))
-    local f, steps = try(vms[w], c, s, seqs, opts)
+    counters.schedules = counters.schedules + #batch
+    for _, s in ipairs(batch) do tried(vms[w], ("seed=%d case=%d schedule=%s"):format(c.seed, c.number, s)) end
+    local f, steps = try(vms[w], c, batch, seqs, opts)
     if f then return f end
     k = math.max(k, steps)
   end
+  -- Batches of schedules, each one run of umlbed-explore: the exec and the round trip are shared.
+  local function batches(list, size)
+    local out = {}
+    for i = 1, #list, size do out[#out + 1] = table.move(list, i, math.min(#list, i + size - 1), 1, {}) end
+    return out
+  end
   local n = #c.tasks
   local list = {}
-  for _, o in ipairs(M.orders_without_change(n, opts.depth or 2)) do list[#list + 1] = o.s end
+  for _, o in ipairs(M.orders_without_change(n, opts.depth or 2)) do list[#list + 1] = { o.s } end
   local f = in_parallel(t, list, workers, go)
   if not f then
     local rest = {}
     if n * k <= (opts.exhaustive or 120) then rest = M.preemptions(n, k) end
     for _ = #list + #rest + 1, opts.schedules or 60 do rest[#rest + 1] = M.pct(r, n, k, opts.depth or 2) end
-    f = in_parallel(t, rest, workers, go)
+    f = in_parallel(t, batches(rest, opts.batch or 8), workers, go)
   end
   for _, vm in pairs(vms) do vm:kill() end
   return f
@@ -340,7 +366,7 @@ function M.replay(t, opts)
   elseif opts.schedule and opts.schedule ~= "-" then
     local vm <close> = boot(t, opts)
     tried(vm, ("seed=%d case=%d schedule=%s"):format(c.seed, c.number, opts.schedule))
-    f = try(vm, c, opts.schedule, seqs, opts)
+    f = try(vm, c, { opts.schedule }, seqs, opts)
   end
   if not f then
     t:note("explore: replay found nothing: " .. xcase.describe(c))

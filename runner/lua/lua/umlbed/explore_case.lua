@@ -137,14 +137,21 @@ local function page_in(r, m, focus)
   return r:weighted(choices)
 end
 
--- A range of pages of the mapping: one page, a part that splits it, or the whole.
+-- A range of pages of the mapping: its head or its tail (a split that moves one end of the VMA), a hole in the middle
+-- (two splits), the page of the focus, or the whole.
 local function range_in(r, m, focus)
-  local first = page_in(r, m, focus)
-  local kind = r:weighted { { 3, "one" }, { 3, "tail" }, { 2, "whole" }, { 2, "any" } }
-  if kind == "whole" then return 0, m.pages end
-  if kind == "one" then return first, 1 end
-  if kind == "tail" then return first, m.pages - first end
-  return first, r:int(1, m.pages - first)
+  local kind = r:weighted { { 3, "head" }, { 3, "tail" }, { 2, "middle" }, { 2, "one" }, { 1, "whole" } }
+  if kind == "whole" or m.pages == 1 then return 0, m.pages end
+  if kind == "head" then return 0, r:int(1, m.pages - 1) end
+  if kind == "tail" then
+    local first = r:int(1, m.pages - 1)
+    return first, m.pages - first
+  end
+  if kind == "middle" and m.pages > 2 then
+    local first = r:int(1, m.pages - 2)
+    return first, r:int(1, m.pages - 1 - first)
+  end
+  return page_in(r, m, focus), 1
 end
 
 -- The byte range of an invalidation: around the focus, the whole file, a part, unaligned or past the end.
