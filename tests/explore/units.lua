@@ -49,6 +49,10 @@ ok(oracle.check(state { pte = "F---", pte1 = "F---", cache = "1000" }, { C, D })
   "check: per page, page 0 from one order and page 1 from the other (a refill behind a walk)")
 ok(not oracle.check(state { pte = "F-F-", pte1 = "----", cache = "1000" }, { C, D }),
   "check: per page, a page's views from two orders at once are refused")
+ok(oracle.check(state { pte = "F-FF", cache = "1011" }, { A, B }),
+  "check: whether a page no PTE maps is cached (readahead's choice) is not judged")
+ok(not oracle.check(state { pte = "F-FF", cache = "1110" }, { A, B }),
+  "check: a mapped page out of the page cache is refused")
 local E = state { pte = "F-FF", pte1 = "----", extra = { "edge 0.0 2 5", "edge 1.0 7 9" } }
 ok(not oracle.check(E, { A, B }), "check: an order that breaks the real-time order does not explain (T0 ended first)")
 E.edges["1.0"] = { b = 1, e = 2 }
@@ -88,16 +92,18 @@ local pairs_list = xcase.pairs(1)
 local function tier(p)
   local a, b = xcase.OPS[p[1]], xcase.OPS[p[2]]
   if p[1] == "inval" or p[2] == "inval" then return 1 end
-  if (a.removes and b.makes) or (b.removes and a.makes) then return 2 end
-  return (a.removes and b.removes) and 3 or 4
+  local nb = { truncate = true, punch = true }
+  if (nb[p[1]] and b.makes) or (nb[p[2]] and a.makes) then return 2 end
+  if (a.removes and b.makes) or (b.removes and a.makes) then return 3 end
+  return (a.removes and b.removes) and 4 or 5
 end
 local ordered, count1 = true, 0
 for i, p in ipairs(pairs_list) do
   if tier(p) == 1 then count1 = count1 + 1 end
   if i > 1 and tier(p) < tier(pairs_list[i - 1]) then ordered = false end
 end
-ok(ordered and count1 == #xcase.NAMES, ("pairs: the series' call against each of the %d operations first, then the "
-  .. "tiers in order (%d pairs)"):format(count1, #pairs_list))
+ok(ordered and count1 == #xcase.NAMES, ("pairs: the series' call against each of the %d operations first, then "
+  .. "truncate and punch against the makers, then the other tiers in order (%d pairs)"):format(count1, #pairs_list))
 ok(table.concat(pairs_list[1], "+") ~= table.concat(xcase.pairs(2)[1], "+") or
   table.concat(pairs_list[2], "+") ~= table.concat(xcase.pairs(2)[2], "+"), "pairs: another seed, another order")
 local sizes, bounds, mapped, across = {}, { pud = 0, pmd = 0 }, 0, 0

@@ -282,7 +282,7 @@ end
 
 -- The schedules of case c, in opts.workers guests at once, until one is refused or opts.schedules have run: each
 -- initial order of the tasks (which also gives k, the steps of a run), one preemption at every step while n k is
--- at most opts.exhaustive (80), then PCT of depth opts.depth (2).
+-- at most opts.exhaustive (120), then PCT of depth opts.depth (2).
 local function concurrent(t, c, r, seqs, opts, counters)
   local workers = opts.workers or 2
   local vms = {}

@@ -85,22 +85,26 @@ for name in pairs(M.OPS) do M.NAMES[#M.NAMES + 1] = name end
 table.sort(M.NAMES)
 
 -- The unordered pairs of operations in tiers: the series' call against every operation (the API this bed exists for);
--- then the other operations that take pages or PTEs away against those that bring them back (Line-Up's
--- conflicting operations); then removers against removers; then the rest. Within a tier the order is the seed's.
+-- then the API's neighbours, the other callers of unmap_mapping_range() (truncate, punch), against the operations
+-- that bring pages or PTEs back; then the other removers against those makers (Line-Up's conflicting operations);
+-- then removers against removers; then the rest. Within a tier the order is the seed's.
+local NEIGHBOUR = { truncate = true, punch = true }
 function M.pairs(seed)
-  local tiers = { {}, {}, {}, {} }
+  local tiers = { {}, {}, {}, {}, {} }
   for i, a in ipairs(M.NAMES) do
     for j = i, #M.NAMES do
       local b = M.NAMES[j]
       local oa, ob = M.OPS[a], M.OPS[b]
       if not (oa.fs and ob.fs and oa.fs ~= ob.fs) then
-        local tier = 4
+        local tier = 5
         if a == "inval" or b == "inval" then
           tier = 1
-        elseif (oa.removes and ob.makes) or (ob.removes and oa.makes) then
+        elseif (NEIGHBOUR[a] and ob.makes) or (NEIGHBOUR[b] and oa.makes) then
           tier = 2
-        elseif oa.removes and ob.removes then
+        elseif (oa.removes and ob.makes) or (ob.removes and oa.makes) then
           tier = 3
+        elseif oa.removes and ob.removes then
+          tier = 4
         end
         table.insert(tiers[tier], { a, b })
       end

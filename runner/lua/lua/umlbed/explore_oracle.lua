@@ -139,12 +139,17 @@ local function page_view(st, f)
     end
   end
   table.sort(keys, function(x, y) return x[1] < y[1] end)
+  local file_pte = false
   for _, k in ipairs(keys) do
-    local pte = st.ptes[k[1]] or ""
+    local pte = (st.ptes[k[1]] or ""):sub(k[2] + 1, k[2] + 1)
     local data = st.data[k[1]] or {}
-    parts[#parts + 1] = ("%s+%d:%s/%s"):format(k[1], k[2], pte:sub(k[2] + 1, k[2] + 1), tostring(data[k[2] + 1]))
+    file_pte = file_pte or pte == "F"
+    parts[#parts + 1] = ("%s+%d:%s/%s"):format(k[1], k[2], pte, tostring(data[k[2] + 1]))
   end
-  parts[#parts + 1] = "cache:" .. (st.cache or ""):sub(f + 1, f + 1)
+  -- Whether a page no PTE maps is cached is readahead's choice, and readahead's window is state the concurrent run
+  -- shares and each fresh guest rebuilds, so only a mapped page's cache bit is judged (a mapped page out of the
+  -- cache is a page the file lost).
+  parts[#parts + 1] = "cache:" .. (file_pte and (st.cache or ""):sub(f + 1, f + 1) or "~")
   parts[#parts + 1] = "file:" .. tostring(st.file.toks[f + 1])
   return table.concat(parts, " ")
 end
