@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 /* The process's own descriptor of the file (every process opens it when it starts; a fork shares it). */
@@ -67,7 +68,17 @@ static char *scratch(void) {
 
 void xp_prefault_buffers(void) { memset(scratch(), 0, xp_ps); }
 
-/* load / store through the mapping, with SIGBUS and SIGSEGV as results. */
+/* The page faults this thread has taken. */
+static long faults_taken(void) {
+  struct rusage ru;
+  if (getrusage(RUSAGE_THREAD, &ru) != 0) xp_die("getrusage: %s", strerror(errno));
+  return ru.ru_minflt + ru.ru_majflt;
+}
+
+/* load / store through the mapping, with SIGBUS and SIGSEGV as results. A process's access of a page is one
+ * instant in the oracle's orders, but a copy that faults midway may sleep there while another task changes the
+ * page (and then reads half of each version). So the copy is made again until one takes no fault: in user mode the
+ * task runs alone (one CPU, and no task of the test is woken but by another's kernel work). */
 static void mem_access(struct xp_map *m, char *addr, size_t page, bool store, unsigned v, char *res, size_t sz) {
   char *buf = scratch();
   catch_faults();
@@ -76,14 +87,19 @@ static void mem_access(struct xp_map *m, char *addr, size_t page, bool store, un
     snprintf(res, sz, "%s", fault_sig == SIGBUS ? "SIGBUS" : "SIGSEGV");
     return;
   }
-  if (store) {
-    xp_fill(buf, v, m->pgoff + page);
-    memcpy(addr, buf, xp_ps);
+  if (store) xp_fill(buf, v, m->pgoff + page);
+  long before;
+  do {
+    before = faults_taken();
+    if (store)
+      memcpy(addr, buf, xp_ps);
+    else
+      memcpy(buf, addr, xp_ps);
+  } while (faults_taken() != before);
+  if (store)
     snprintf(res, sz, "ok");
-  } else {
-    memcpy(buf, addr, xp_ps);
+  else
     xp_token(buf, m->pgoff + page, res, sz);
-  }
 }
 
 /* pread or pwrite of /proc/self/mem: the kernel reaches the page through get_user_pages. */
