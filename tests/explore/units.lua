@@ -53,6 +53,19 @@ ok(oracle.check(state { pte = "F-FF", cache = "1011" }, { A, B }),
   "check: whether a page no PTE maps is cached (readahead's choice) is not judged")
 ok(not oracle.check(state { pte = "F-FF", cache = "1110" }, { A, B }),
   "check: a mapped page out of the page cache is refused")
+do
+  -- T0 truncates (0.0) while T1 reads the old page (1.1) after its first primitive saw the new size (1.0).
+  local T1 = { order = "0.0,1.0,1.1", state = state { pte = "F-FF", r1 = "EIO ; SIGBUS" } }
+  local T2 = { order = "1.0,1.1,0.0", state = state { pte = "F-FF", r1 = "ok ; v0" } }
+  local during = state { pte = "F-FF", r1 = "EIO ; v0", extra = { "edge 0.0 1 9", "edge 1.0 3 4", "edge 1.1 5 6" } }
+  ok(not oracle.check(during, { T1, T2 }), "check: results no order gives are refused when nothing truncates")
+  ok(oracle.check(during, { T1, T2 }, { "0.0" }),
+    "check: what a primitive overlapping a truncation returned is not judged (new size, old PTE)")
+  local after = state { pte = "F-FF", r1 = "EIO ; v0", extra = { "edge 0.0 1 2", "edge 1.0 3 4", "edge 1.1 5 6" } }
+  ok(not oracle.check(after, { T1, T2 }, { "0.0" }), "check: a primitive after the truncation ended is judged")
+  ok(not oracle.check(state { pte = "FFFF", r1 = "EIO ; v0", extra = { "edge 0.0 1 9", "edge 1.0 3 4",
+    "edge 1.1 5 6" } }, { T1, T2 }, { "0.0" }), "check: the state a truncation leaves is judged as always")
+end
 local E = state { pte = "F-FF", pte1 = "----", extra = { "edge 0.0 2 5", "edge 1.0 7 9" } }
 ok(not oracle.check(E, { A, B }), "check: an order that breaks the real-time order does not explain (T0 ended first)")
 E.edges["1.0"] = { b = 1, e = 2 }
@@ -152,6 +165,10 @@ for _ in pairs(seen) do distinct = distinct + 1 end
 ok(nprio == 3 and distinct == 3 and nchange == 2 and sorted,
   "pct: three distinct priorities, d - 1 = 2 change points in order within k, below them (" .. s .. ")")
 ok(#explore.preemptions(2, 5) == 10, "preemptions: one at each of 5 steps, for each of 2 initial orders")
+local pts = explore.preemptions_at_points({ 3, 4 }, table.concat({ "1 0 mark begin -", "2 0 acquire ptl zap+0x1/0x9",
+  "3 0 released ptl zap+0x5/0x9", "4 0 acquire ptl zap+0x1/0x9", "5 1 acquire ptl zap+0x1/0x9", "junk" }, "\n"))
+ok(table.concat(pts, " ") == "13,14/1:11 13,14/2:11 13,14/3:11 13,14/5:11",
+  "preemptions at points: the first step of each task's point, a loop's repeats once (" .. table.concat(pts, " ") .. ")")
 ok(explore.interleaving("1 0 acquire i_mmap_rwsem f+0x1/0x2\n2 1 mark begin -"):find(
   "T0 passed: 1:acquire i_mmap_rwsem f+0x1/0x2", 1, true), "interleaving: the points each task passed")
 print("1.." .. n)
