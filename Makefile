@@ -19,7 +19,7 @@ export BUILD
 kernel_variants = $(if $(VARIANT),$(VARIANT),$(VARIANTS))
 UMLBED := $(BUILD)/runner/umlbed
 
-.PHONY: all deps kernel modules guest runner scenarios check check-slow checkpatch broken historic mutate coverage kselftests install uninstall clean distclean help
+.PHONY: all deps kernel modules guest runner scenarios check check-slow checkpatch broken historic mutate coverage kselftests install uninstall clean distclean help explore explore-historic
 
 # The README's first command: build everything, then run the scenario folder.
 all: scenarios
@@ -47,6 +47,10 @@ help:
 	@echo "make historic   build the kernels that re-create real faults of the API's history (uml-kernel/historic/corpus)"
 	@echo "                and check that each is caught in 10 runs of 10 and its fixed kernel passes (HISTORIC_RUNS=,"
 	@echo "                FAULT='NAME...' for some faults only)"
+	@echo "make explore    the explorer's campaign on GEN's full kernel: generated mm operations under PCT schedules of the"
+	@echo "                kernel's automatic points, checked against their sequential orders (EXPLORE_SECONDS, EXPLORE_ARGS)"
+	@echo "make explore-historic  the historic races and race broken kernels found by the explorer alone, each within"
+	@echo "                EXPLORE_SECONDS and replayed 10 of 10; the fixed kernels find nothing (GEN= for one generation)"
 	@echo "make install    the runner, man page, agent, kernels and modules under PREFIX (/usr/local), DESTDIR for staging"
 	@echo "make uninstall  removes what make install listed in PREFIX/lib/umlbed/MANIFEST"
 	@echo "make soak       run scenarios/ again and again under load (bench/soak.sh: SOAK_RUNS, SOAK_CONDITIONS)"
@@ -202,6 +206,18 @@ broken: kernel modules guest runner
 HISTORIC_RUNS ?= 10
 historic: kernel guest runner
 	uml-kernel/catch.sh --runs $(HISTORIC_RUNS) $(foreach f,$(FAULT),--fault $(f)) $(if $(filter command line,$(origin GEN)),$(foreach g,$(GEN),--gen $(g))) historic
+
+# The explorer (docs/explore.md): cases of mm operations generated from a seed, each under schedules of the kernel's
+# automatic points, checked against their sequential orders. Not part of check, which runs scenarios/explore.lua's
+# short list of seeds; EXPLORE_ARGS adds umlbed explore's options (--seed, --shard K/N, --pairs, --depth).
+EXPLORE_SECONDS ?= 600
+explore: kernel guest runner
+	$(UMLBED) explore --generation $(GEN) --seconds $(EXPLORE_SECONDS) $(EXPLORE_ARGS)
+
+# Not part of check: one kernel build per historic fault and race broken variant, each explored for at most
+# EXPLORE_SECONDS with no hand-placed point, its replay run 10 times; then the fixed kernel (TAP).
+explore-historic: kernel guest runner
+	uml-kernel/explore-historic.sh --seconds $(EXPLORE_SECONDS) $(if $(filter command line,$(origin GEN)),$(GEN))
 
 # Not part of check: the whole suite SOAK_RUNS times per hostile condition (-j, taskset, stress-ng neighbours,
 # time travel); fails on any verdict but ok or SKIP. KERNEL= or VARIANT= choose the kernel.

@@ -2,6 +2,7 @@
 #include "commands.h"
 #include "bench.h"
 #include "boot.h"
+#include "explore.h"
 #include "kbuild.h"
 #include "merge.h"
 #include "mutate.h"
@@ -27,6 +28,8 @@ static const umb_command commands[] = {
     {"run", umb_runcmd_main, "run --gdb [--break SYMBOL]... FILE"},
     {"fuzz", umb_runcmd_main, "fuzz [--seed S] [--steps N] [--runs K] [options] [FILE]"},
     {"bench", umb_bench_main, "bench [--out DIR] [options] [FILE|DIR]...   (umlbed bench --help)"},
+    {"explore", umb_explore_main,
+     "explore [--seed S] [--cases N|--seconds S] [--case N --schedule SCHED] [options]   (umlbed explore --help)"},
     {"merge", umb_merge_main, "merge [--json FILE] [--junit FILE] SHARD.json..."},
     {"boot", umb_boot_main, "boot --root DIR --dir DIR [--kernel PATH] ...   (umlbed boot --help)"},
     {"mutate", umb_mutate_main,

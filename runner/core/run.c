@@ -154,12 +154,14 @@ static void after_vms(umb_run *r) {
   umb_run_cov_account(r);
   for (int i = 0; i < r->nvms; i++) {
     umb_run_vm *v = r->vms[i];
-    umb_cpu_put(v->cpu);
+    if (v->cpu >= 0) umb_cpu_put(v->cpu);
     if (v->ops && v->ops->free_user) v->ops->free_user(v->user);
     free(v);
     r->vms[i] = NULL;
   }
-  r->nvms = 0;
+  free(r->vms);
+  r->vms = NULL;
+  r->nvms = r->vms_cap = r->nlive = 0;
   r->t_end = uv_hrtime();
   r->kept = r->dir[0] && (r->cfg->keep || (!r->interrupted && r->verdict >= UMB_FAILED));
   r->nholds += 3;
@@ -338,6 +340,26 @@ static void on_grace(uv_timer_t *t) {
   umb_run_finish(r, UMB_CRASHED, NULL);
 }
 
+/* A released instance's handles are closed: it holds no descriptor and no CPU any more. */
+static void on_released(void *data) {
+  umb_run_vm *v = data;
+  v->vm = NULL;
+  umb_cpu_put(v->cpu);
+  v->cpu = -1;
+  v->run->nlive--;
+}
+
+/* An instance the run's code killed, now gone: released unless its console holds a finding, which the end of the run
+ * must still see (umb_run_check_kernels). */
+static void release_if_clean(umb_run_vm *v) {
+  umb_run *r = v->run;
+  if (r->finishing || !v->expect_exit || v->flushing || v->released) return;
+  umb_vm_drain_console(v->vm);
+  if (umb_vm_scanner(v->vm)->worst != UMB_FIND_NONE) return;
+  v->released = 1;
+  umb_vm_close(v->vm, on_released, v);
+}
+
 static void on_vm_event(umb_vm *vm, umb_vm_event ev, void *data) {
   umb_run_vm *v = data;
   umb_run *r = v->run;
@@ -394,13 +416,21 @@ static void on_vm_event(umb_vm *vm, umb_vm_event ev, void *data) {
       if (r->finishing) cov_flushed(v);
       /* After a kill: no "exited" event will come any more. */
       if (!r->finishing && ops && ops->exited) ops->exited(v, 0, NULL);
+      release_if_clean(v);
       break;
   }
 }
 
 int umb_run_vm_spawn(umb_run *r, const char *mem, const char *cmdline, int time_travel, const umb_run_vm_ops *ops,
                      void *user, umb_run_vm **out) {
-  if (r->nvms == UMB_RUN_VMS_MAX) return -EMFILE;
+  if (r->nlive == UMB_RUN_VMS_MAX) return -EMFILE;
+  if (r->nvms == r->vms_cap) {
+    int cap = r->vms_cap ? 2 * r->vms_cap : UMB_RUN_VMS_MAX;
+    umb_run_vm **vms = realloc(r->vms, (size_t)cap * sizeof *vms);
+    if (vms == NULL) return -ENOMEM;
+    r->vms = vms;
+    r->vms_cap = cap;
+  }
   umb_run_vm *v = calloc(1, sizeof *v);
   if (v == NULL) return -ENOMEM;
   v->run = r;
@@ -473,6 +503,7 @@ int umb_run_vm_spawn(umb_run *r, const char *mem, const char *cmdline, int time_
     return rc;
   }
   r->vms[r->nvms++] = v;
+  r->nlive++;
   *out = v;
   return 0;
 }

@@ -7,6 +7,8 @@
 #include "lpj.h"
 #include "umlbed.h"
 
+/* Instances a run may have at once (and the boot times its result keeps); one it killed and that is gone with a clean
+ * console is released, so a run may boot many one after another. */
 #define UMB_RUN_VMS_MAX 8
 
 typedef enum umb_verdict {
@@ -75,6 +77,7 @@ struct umb_run_vm {
   int learn_lpj;   /* It calibrates its delay loop: its console tells this host's lpj. */
   int gone;
   int flushing; /* --coverage: asked to power off at the end, so that its kernel writes its gcov data. */
+  int released; /* Killed, gone with nothing on its console: its handles and CPU went back before the run's end. */
   umb_req flush_req;
   char dir[PATH_MAX];
   char root[PATH_MAX];   /* Hostfs root (shared by the run's vms). */
@@ -114,8 +117,9 @@ struct umb_run {
   char dir[PATH_MAX];
   int dir_lock; /* Holds the folder's flock while it lives (umb_live_dir_make); -1 when none. */
   char root[PATH_MAX];
-  umb_run_vm *vms[UMB_RUN_VMS_MAX];
-  int nvms;
+  umb_run_vm **vms; /* Every instance the run booted, in order; a killed one's handles are closed once it is gone. */
+  int nvms, vms_cap;
+  int nlive; /* Instances not closed yet: at most UMB_RUN_VMS_MAX at once. */
   uv_timer_t timer;
   uv_timer_t grace;
   uv_timer_t flush; /* --coverage: how long the power-offs at the end may take. */

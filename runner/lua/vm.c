@@ -502,6 +502,8 @@ static int vm_get(lua_State *L) {
     lua_pushinteger(L, s->cpu);
   else if (!strcmp(k, "kernel"))
     lua_pushstring(L, s->run->cfg->kernel);
+  else if (!strcmp(k, "agent"))
+    lua_pushstring(L, s->run->cfg->agent);
   else if (!strcmp(k, "variant"))
     lua_pushstring(L, s->run->cfg->variant); /* nil when NULL */
   else if (s->vm && !strcmp(k, "pagesize"))

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# points.t: the schedule points (/sys/kernel/umlbed_points/) on each generation's built kernels: every point and the interface, and the deterministic races on full and KASAN, the race scenarios on KASAN, and each broken race (broken-races) caught by its forced interleaving.
+# points.t: the schedule points (/sys/kernel/umlbed_points/) on each generation's built kernels: every point and the interface, and the deterministic races on full and KASAN, the race scenarios on KASAN, and each broken race (broken-races) caught by its forced interleaving; the automatic points (/sys/kernel/umlbed_explore/) too.
 #
+# tests/kernel/explore.lua checks the automatic points' interface, the steps they count, that a change point changes
+# the interleaving and that a schedule replays it, on the same kernels as points.lua.
 # tests/kernel/points.lua parks a task at each point and checks what it has and has not done yet; races.lua forces
 # three interleavings of an invalidation with a mapper's exit. The scenarios of RACE_SCENARIOS force or enumerate
 # interleavings of their own; points.lua and races.lua must pass on full and on the KASAN variant, and those
@@ -18,6 +20,7 @@ AGENT=${UMLBED_AGENT:-$BUILD/guest/umlbed-agent}
 [ -f "$AGENT" ] || prereq_skip_all "no guest agent at $AGENT (make guest)"
 gen_sh=$SRC/uml-kernel/generation.sh
 POINTS="schedule points: each point parks its task where it says"
+EXPLORE="explore points: the interface, the steps, a change point, a replay"
 RACES="forced races of an invalidation with an exit"
 
 # The interleaving each broken race gets wrong, and the report that shows it.
@@ -55,17 +58,21 @@ correct() {
   if ! k=$(kernel "$v"); then
     # shellcheck disable=SC2046 # The list of variants is split into words.
     if has_variant "$v" $("$gen_sh" checked "$g") || [ -n "${UMLBED_POINTS_ALL_KASAN:-}" ]; then
-      for _ in 1 2 ${3:+3}; do prereq_skip "$g: $v not built (uml-kernel/build.sh $v)"; done
+      for _ in 1 2 3 ${3:+4}; do prereq_skip "$g: $v not built (uml-kernel/build.sh $v)"; done
     else
       # Not a kernel make check builds ("check" in uml-kernel/generations/): make check-slow builds it and runs
       # tests/kernel/kasan-all.t, this file with every generation's KASAN kernel a prerequisite.
-      skip "$g: $v is not built (make check-slow builds it)" "$((${3:+1} + 2))"
+      skip "$g: $v is not built (make check-slow builds it)" "$((${3:+1} + 3))"
     fi
     return
   fi
   run run --kernel "$k" --agent "$AGENT" "$SRC/tests/kernel/points.lua"
   check "$g: $v: every point parks its task where it says; the interface's errors" verdict_is "$POINTS" ok
   [ "$(verdict "$POINTS")" = ok ] || field "$POINTS" diag | head -40 | diag
+  run run --kernel "$k" --agent "$AGENT" "$SRC/tests/kernel/explore.lua"
+  check "$g: $v: the automatic points count steps, a change point preempts, a schedule replays; the interface's errors" \
+    verdict_is "$EXPLORE" ok
+  [ "$(verdict "$EXPLORE")" = ok ] || field "$EXPLORE" diag | head -40 | diag
   run run --kernel "$k" --agent "$AGENT" "$SRC/tests/kernel/races.lua"
   check "$g: $v: the three forced races pass" jtrue '.summary.ok == 3 and (.results | length) == 3'
   [ "$rc" = 0 ] || jq -r '.results[] | "\(.name): \(.verdict)\n\(.diag // "")"' "$J" | head -40 | diag

@@ -67,6 +67,12 @@ rm -rf "$TMPDIR"/umlbed-*
 run run "${F[@]}" --ignore-warning 'at fake.c:1' "$SCEN/fake-warn.lua"
 check "--ignore-warning waives it" verdict_is "fake warning" ok
 
+# Twenty boots one after another, each killed first: a killed instance is released once it is gone; then eight at
+# once, and a ninth refused.
+run run "${F[@]}" "$SCEN/fake-many-vms.lua"
+check "twenty instances one after another, at most eight at once" verdict_is "fake many vms" ok
+[ "$(verdict "fake many vms")" = ok ] || field "fake many vms" diag | head -20 | diag
+
 run run "${F[@]}" "$SCEN/fake-eof.lua"
 check "guest EOF: CRASHED" verdict_is "fake eof" CRASHED
 rm -rf "$TMPDIR"/umlbed-*

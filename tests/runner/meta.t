@@ -40,7 +40,7 @@ mutant() { rm -rf "${T:?}/$1" && cp -r "$META" "$T/$1" && echo "$T/$1"; }
 
 # ---- The files: there, each saying on its first line what it is for. ----
 mapfile -t files < <(meta_files "$META")
-check "there are definition files (${#files[@]}: umlbed.lua, t.lua and one per bed module)" [ ${#files[@]} = 7 ]
+check "there are definition files (${#files[@]}: umlbed.lua, t.lua and one per bed module)" [ ${#files[@]} = 10 ]
 for f in "${files[@]}"; do
   # ---@meta first (the language server wants it there), then the licence line, then what the file is for.
   check "${f#"$SRC"/}: a ---@meta file whose next line but its SPDX line says what it is for" \

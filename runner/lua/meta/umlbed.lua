@@ -105,6 +105,7 @@ function umlbed.findings(text) end
 ---@field cpu integer host CPU the instance is pinned to
 ---@field pid integer host pid of the UML process (its process group id)
 ---@field kernel string absolute host path of the UML binary
+---@field agent string absolute host path of the guest agent (umlbed-explore is beside it)
 ---@field variant? string the kernel variant ("full", "gpl-only", ...), nil when unknown
 ---@field boot_ms number milliseconds from spawn to the agent's ready event
 local vm = {}

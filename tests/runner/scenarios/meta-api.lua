@@ -76,7 +76,8 @@ return {
     t:assert_true(task:wait(), "the task ran")
     keys("umlbed", umlbed)
     keys("umlbed.finding", umlbed.findings("[    1.0] WARNING: CPU: 0 PID: 1 at x.c:1 f+0x0/0x1\n")[1])
-    for _, name in ipairs { "bed", "points", "pagedata", "model", "generation" } do
+    for _, name in ipairs { "bed", "points", "pagedata", "model", "generation", "explore", "explore_case",
+                            "explore_oracle" } do
       keys("umlbed." .. name, require("umlbed." .. name))
     end
     -- A points handle cannot be armed on the fake: its methods are those of the metatable points.arm sets.
@@ -85,6 +86,7 @@ return {
     keys("umlbed.model.state", getmetatable(state).__index, "functions")
     keys("umlbed.model.state", state)
     keys("umlbed.bed.bed", require("umlbed.bed").setup(t, { pages = 1, map = false, vm = vm }))
+    keys("umlbed.explore_case.rng", getmetatable(require("umlbed.explore_case").rng(1)).__index, "functions")
     out:close()
   end,
 }

@@ -1,0 +1,174 @@
+-- SPDX-License-Identifier: MIT
+-- units.lua: the explorer's Lua parts on the host (lua5.4, no kernel): the oracle's rule, the contract, the generator and the schedules, as TAP.
+--
+-- Run by tests/explore/explore.t with package.path on runner/lua/lua/. Each rule is shown to refuse a state it must
+-- refuse before it is shown to accept one it must accept.
+local oracle = require "umlbed.explore_oracle"
+local xcase = require "umlbed.explore_case"
+local explore = require "umlbed.explore"
+
+local n = 0
+local function ok(cond, what)
+  n = n + 1
+  print(("%s %d - %s"):format(cond and "ok" or "not ok", n, what))
+  return cond
+end
+
+-- A state as umlbed-explore prints it: two processes sharing a 4-page VMA, task T0 an invalidation of page 1.
+local function state(t)
+  local lines = {
+    "result T0 " .. (t.r0 or "ok"), "result T1 " .. (t.r1 or "v0"), "pagesize 4096",
+    "proc P0 alive", "vma P0 40000000-40004000 0 rw-s", "pte P0 40000000 " .. (t.pte or "FFFF"),
+    "proc P1 alive", "vma P1 40000000-40004000 0 rw-s", "pte P1 40000000 " .. (t.pte1 or "F---"),
+    "cache " .. (t.cache or "1111"), "data P0 40000000 " .. (t.data or "v0*4"), "data P1 40000000 v0*4",
+    "file 4 " .. (t.file or "v0*4"), "kernel tainted " .. (t.taint or 0) .. " debug_locks 1",
+  }
+  for _, l in ipairs(t.extra or {}) do lines[#lines + 1] = l end
+  return oracle.parse(table.concat(lines, "\n") .. "\n")
+end
+
+-- parse
+local st = state { pte = "F-FF", extra = { "edge 0.0 3 9", "edge 1.0 10 -", "steps 20 4" } }
+ok(st.ptes["P0 40000000"] == "F-FF" and #st.data["P0 40000000"] == 4 and st.data["P0 40000000"][4] == "v0",
+  "parse: PTEs and run-length data of a VMA")
+ok(st.edges["0.0"].b == 3 and st.edges["0.0"].e == 9 and st.edges["1.0"].e == nil and st.steps == 20,
+  "parse: the edges (an exit's end is nil) and the steps")
+ok(st.file.pages == 4 and st.cache == "1111" and st.tainted == 0 and st.debug_locks == 1, "parse: file, cache, kernel")
+
+-- check: whole, per page, real time
+local A = { order = "0.0,1.0", state = state { pte = "F-FF", r1 = "v0" } }
+local B = { order = "1.0,0.0", state = state { pte = "F-FF", pte1 = "----", r1 = "v0" } }
+ok(oracle.check(state { pte = "F-FF" }, { A, B }), "check: a state equal to an order's is explained")
+local good, why = oracle.check(state { pte = "FFFF" }, { A, B })
+ok(not good and why:find("file page 1", 1, true), "check: a page no order leaves so is refused, named (" ..
+  tostring(why):match("^[^\n]*") .. ")")
+ok(not oracle.check(state { pte = "F-FF", r1 = "v1" }, { A, B }), "check: results no order gives are refused")
+local C = { order = "0.0,1.0", state = state { pte = "F---", pte1 = "----", cache = "1000" } }
+local D = { order = "1.0,0.0", state = state { pte = "FF--", pte1 = "F---", cache = "1100" } }
+ok(oracle.check(state { pte = "F---", pte1 = "F---", cache = "1000" }, { C, D }),
+  "check: per page, page 0 from one order and page 1 from the other (a refill behind a walk)")
+ok(not oracle.check(state { pte = "F-F-", pte1 = "----", cache = "1000" }, { C, D }),
+  "check: per page, a page's views from two orders at once are refused")
+ok(oracle.check(state { pte = "F-FF", cache = "1011" }, { A, B }),
+  "check: whether a page no PTE maps is cached (readahead's choice) is not judged")
+ok(not oracle.check(state { pte = "F-FF", cache = "1110" }, { A, B }),
+  "check: a mapped page out of the page cache is refused")
+do
+  -- T0 truncates (0.0) while T1 reads the old page (1.1) after its first primitive saw the new size (1.0).
+  local T1 = { order = "0.0,1.0,1.1", state = state { pte = "F-FF", r1 = "EIO ; SIGBUS" } }
+  local T2 = { order = "1.0,1.1,0.0", state = state { pte = "F-FF", r1 = "ok ; v0" } }
+  local during = state { pte = "F-FF", r1 = "EIO ; v0", extra = { "edge 0.0 1 9", "edge 1.0 3 4", "edge 1.1 5 6" } }
+  ok(not oracle.check(during, { T1, T2 }), "check: results no order gives are refused when nothing truncates")
+  ok(oracle.check(during, { T1, T2 }, { "0.0" }),
+    "check: what a primitive overlapping a truncation returned is not judged (new size, old PTE)")
+  local after = state { pte = "F-FF", r1 = "EIO ; v0", extra = { "edge 0.0 1 2", "edge 1.0 3 4", "edge 1.1 5 6" } }
+  ok(not oracle.check(after, { T1, T2 }, { "0.0" }), "check: a primitive after the truncation ended is judged")
+  ok(not oracle.check(state { pte = "FFFF", r1 = "EIO ; v0", extra = { "edge 0.0 1 9", "edge 1.0 3 4",
+    "edge 1.1 5 6" } }, { T1, T2 }, { "0.0" }), "check: the state a truncation leaves is judged as always")
+end
+local E = state { pte = "F-FF", pte1 = "----", extra = { "edge 0.0 2 5", "edge 1.0 7 9" } }
+ok(not oracle.check(E, { A, B }), "check: an order that breaks the real-time order does not explain (T0 ended first)")
+E.edges["1.0"] = { b = 1, e = 2 }
+ok(oracle.check(E, { A, B }), "check: the same state with T1 first in real time is explained")
+ok(not oracle.check(state { pte = "F-FF", taint = 512 }, { A, B }), "check: a tainted kernel fails any run")
+ok(not oracle.check(state { pte = "F-FF", data = "v0 v0@2 v0*2" }, { A, B }),
+  "check: a page holding another offset's data (vN@K) fails whatever the orders")
+ok(oracle.inconsistent(state { data = "v0*4" }) == nil and oracle.inconsistent(state { data = "v0 v0@0 v0*2" }),
+  "inconsistent: only vN@K is")
+
+-- the contract of one call
+ok(select(1, oracle.inval_pages(4095, 2, "seed", 4096)) == 0 and select(2, oracle.inval_pages(4095, 2, "seed", 4096))
+  == 0, "inval_pages: 2 bytes at 4095 are page 0 only (begin down, length up, each on its own)")
+ok(oracle.inval_pages(8192, 0, "seed", 4096) == nil, "inval_pages: a zero length is nothing for the seed")
+local f0, l0 = oracle.inval_pages(8192, 0, "unmap", 4096)
+ok(f0 == 2 and l0 == nil, "inval_pages: a zero length is the rest of the file for unmap_mapping_range()")
+local function snaps(before, after)
+  return state { extra = { "snap 0.0:before 0 rw-p P0 40000000 " .. before, "snap 0.0:after 0 rw-p P0 40000000 " ..
+    after } }
+end
+local w = { "inval", "4096", "8192", "unmap-keep-cows", "keep" }
+ok(oracle.contract(snaps("FAFF", "FA-F"), "0.0", w) == nil, "contract: keep-cows keeps the COW page, zaps the rest")
+ok(oracle.contract(snaps("FAFF", "F--F"), "0.0", w), "contract: keep-cows that drops the COW page is refused")
+w[4] = "seed"
+ok(oracle.contract(snaps("FAFF", "F--F"), "0.0", w) == nil, "contract: the seed zaps the COW page too")
+ok(oracle.contract(snaps("FAFF", "---F"), "0.0", w), "contract: a PTE outside the range that went is refused")
+ok(oracle.contract(snaps("FAFF", "FAFF"), "0.0", w), "contract: a PTE of the range left is refused")
+
+-- the generator
+local function args(seed, k)
+  local c = explore.case_of(seed, k, 4096)
+  return table.concat(xcase.directives(c), "\n"), c
+end
+ok(args(7, 3) == args(7, 3), "generate: the same seed and case give the same case")
+ok(args(7, 3) ~= args(8, 3), "generate: another seed gives another case")
+local pairs_list = xcase.pairs(1)
+local function tier(p)
+  local a, b = xcase.OPS[p[1]], xcase.OPS[p[2]]
+  if p[1] == "inval" or p[2] == "inval" then return 1 end
+  local nb = { truncate = true, punch = true }
+  if (nb[p[1]] and b.makes) or (nb[p[2]] and a.makes) then return 2 end
+  if (a.removes and b.makes) or (b.removes and a.makes) then return 3 end
+  return (a.removes and b.removes) and 4 or 5
+end
+local ordered, count1 = true, 0
+for i, p in ipairs(pairs_list) do
+  if tier(p) == 1 then count1 = count1 + 1 end
+  if i > 1 and tier(p) < tier(pairs_list[i - 1]) then ordered = false end
+end
+ok(ordered and count1 == #xcase.NAMES, ("pairs: the series' call against each of the %d operations first, then "
+  .. "truncate and punch against the makers, then the other tiers in order (%d pairs)"):format(count1, #pairs_list))
+ok(table.concat(pairs_list[1], "+") ~= table.concat(xcase.pairs(2)[1], "+") or
+  table.concat(pairs_list[2], "+") ~= table.concat(xcase.pairs(2)[2], "+"), "pairs: another seed, another order")
+local sizes, bounds, mapped, across = {}, { pud = 0, pmd = 0 }, 0, 0
+for i = 0, 199 do
+  local _, c = args(3, i)
+  sizes[#sizes + 1] = c.pages
+  for _, m in ipairs(c.procs[0].maps) do
+    mapped = mapped + 1
+    if bounds[m.kind] then
+      bounds[m.kind] = bounds[m.kind] + 1
+      local b = m.kind == "pud" and 1 << 30 or 1 << 21
+      -- A mapping of several pages has pages on both sides of its boundary; one of a page starts at it or ends there.
+      local crosses = m.addr // b ~= (m.addr + m.pages * 4096 - 1) // b
+      if crosses or (m.pages == 1 and (m.addr % b == 0 or (m.addr + 4096) % b == 0)) then across = across + 1 end
+    end
+  end
+end
+table.sort(sizes)
+ok(sizes[1] == 1 or sizes[1] <= 2, "geometry: files as small as a page or two (" .. sizes[1] .. ")")
+ok(sizes[#sizes] > 600, "geometry: files of hundreds to thousands of pages (" .. sizes[#sizes] .. ")")
+ok(bounds.pud > 0 and bounds.pmd > 0 and across == bounds.pud + bounds.pmd,
+  ("geometry: mappings across PUD (%d) and PMD (%d) boundaries of %d, each on its boundary (%d)"):format(
+  bounds.pud, bounds.pmd, mapped, across))
+local _, c = args(1, 0)
+local orders = xcase.orders(c)
+local total, fact = 0, { 1, 1, 2, 6, 24, 120, 720 }
+for _, tk in ipairs(c.tasks) do total = total + #tk.prims end
+local count = fact[total + 1]
+for _, tk in ipairs(c.tasks) do count = count // fact[#tk.prims + 1] end
+ok(#orders == count, ("orders: %d interleavings of %d primitives keeping each task's order"):format(#orders, total))
+
+-- the schedules
+local r = xcase.rng(5)
+local s = explore.pct(r, 3, 40, 3)
+local prios, changes = s:match("^([^/]*)/(.*)$")
+local seen, nprio, last, nchange = {}, 0, 0, 0
+for p in prios:gmatch("%d+") do seen[p] = true; nprio = nprio + 1 end
+local sorted = true
+for step, p in changes:gmatch("(%d+):(%d+)") do
+  step = tonumber(step)
+  sorted = sorted and step > last and step <= 40 and tonumber(p) < 10 + 3 + 1
+  last, nchange = step, nchange + 1
+end
+local distinct = 0
+for _ in pairs(seen) do distinct = distinct + 1 end
+ok(nprio == 3 and distinct == 3 and nchange == 2 and sorted,
+  "pct: three distinct priorities, d - 1 = 2 change points in order within k, below them (" .. s .. ")")
+ok(#explore.preemptions(2, 5) == 10, "preemptions: one at each of 5 steps, for each of 2 initial orders")
+local pts = explore.preemptions_at_points({ 3, 4 }, table.concat({ "1 0 mark begin -", "2 0 acquire ptl zap+0x1/0x9",
+  "3 0 released ptl zap+0x5/0x9", "4 0 acquire ptl zap+0x1/0x9", "5 1 acquire ptl zap+0x1/0x9", "junk" }, "\n"))
+ok(table.concat(pts, " ") == "13,14/1:11 13,14/2:11 13,14/3:11 13,14/5:11",
+  "preemptions at points: the first step of each task's point, a loop's repeats once (" .. table.concat(pts, " ") .. ")")
+ok(explore.interleaving("1 0 acquire i_mmap_rwsem f+0x1/0x2\n2 1 mark begin -"):find(
+  "T0 passed: 1:acquire i_mmap_rwsem f+0x1/0x2", 1, true), "interleaving: the points each task passed")
+print("1.." .. n)
