@@ -168,7 +168,8 @@ ok(#explore.preemptions(2, 5) == 10, "preemptions: one at each of 5 steps, for e
 local pts = explore.preemptions_at_points({ 3, 4 }, table.concat({ "1 0 mark begin -", "2 0 acquire ptl zap+0x1/0x9",
   "3 0 released ptl zap+0x5/0x9", "4 0 acquire ptl zap+0x1/0x9", "5 1 acquire ptl zap+0x1/0x9", "junk" }, "\n"))
 ok(table.concat(pts, " ") == "13,14/1:11 13,14/2:11 13,14/3:11 13,14/5:11",
-  "preemptions at points: the first step of each task's point, a loop's repeats once (" .. table.concat(pts, " ") .. ")")
+  "preemptions at points: the first step of each task's point, a loop's repeats once ("
+  .. table.concat(pts, " ") .. ")")
 ok(explore.interleaving("1 0 acquire i_mmap_rwsem f+0x1/0x2\n2 1 mark begin -"):find(
   "T0 passed: 1:acquire i_mmap_rwsem f+0x1/0x2", 1, true), "interleaving: the points each task passed")
 print("1.." .. n)
