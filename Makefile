@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # umlbed: builds the patched UML kernels, the guest agent and the runner, runs the scenarios (make) and the tests (make check).
 
 BUILD ?= $(CURDIR)/build

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Boot-to-init (smoke init) and boot-to-agent-ready (runner) medians over N boots: boot.sh [VARIANT [N]].
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Where the time of one umlbed run goes, phase by phase: min/median/max over repeated runs of bench/scenarios/phases.lua.
 #
 #   bench/breakdown.sh [RUNS]        RUNS runs of each kind (default 10), after one warm-up run that is not counted

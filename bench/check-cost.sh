@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # What the check costs: times bash .ci/run cold and warm (or make check on this host), prints the ten largest phases, and fails when a run is over tests/budget.
 #
 #   bench/check-cost.sh [--neighbour] [cold|warm|host]...     (default: cold warm)

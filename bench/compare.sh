@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Two builds side by side in one run: boot benchmark and the suite at -j 1, alternated, medians and NEW/OLD ratios.
 #
 #   bench/compare.sh OLD NEW

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Compares the suite's wall time at -j 1, -j 2 and -j auto, interleaved, alone and beside a memory-hammering neighbour.
 #
 #   bench/jobs.sh [FILE|DIR]...     (default: scenarios/)

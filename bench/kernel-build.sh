@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Times kernel builds in a scratch BUILD folder: cold without ccache, cold tree with warm ccache, touch mm/memory.c, no-op.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)

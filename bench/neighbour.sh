@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # neighbour.sh: the stress-ng neighbour of soak.sh and jobs.sh, sourced: started in a session of its own, stopped as a group.
 # shellcheck shell=bash disable=SC2154
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env perl
+# SPDX-License-Identifier: MIT
 # umlbed bench's report: results.json and gnuplot plots from a run's JSON, or the comparison of two results.json.
 #
 #   report.pl RUNS.json OUTDIR [--src DIR]   results.json (every sample, per-point statistics, the kernel, host CPU

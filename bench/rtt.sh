@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The round trip of one protocol request (a one-page peek): min/median/max over RTT_RUNS runs of bench/scenarios/rtt.lua.
 #
 #   bench/rtt.sh [N]        N peeks per run (default 1000)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Soak: runs the scenario suite SOAK_RUNS times under each hostile condition and fails on any verdict but ok or SKIP.
 #
 #   bench/soak.sh [FILE|DIR]...          (default: scenarios/)

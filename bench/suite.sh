@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Times the scenario folder at -j 1 and -j N (default: the number of CPUs) and prints the ratio.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The 10 most expensive scenario runs of the suite: min/median/max seconds over SUITE_RUNS runs, or of given JSON reports.
 #
 #   bench/top.sh [REPORT.json...]   without reports: runs the suite SUITE_RUNS times at -j 1 with --json

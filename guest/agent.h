@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* agent.h: what PID 1 (pid1.h) and the workers (worker.h) share: roles, byte queues (queue.c), the worker's entry. */
 #ifndef UMB_AGENT_H
 #define UMB_AGENT_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* args.c: the argument helpers and error messages of the verbs (worker.h), which every verb_*.c file uses. */
 #include "worker.h"
 

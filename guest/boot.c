@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* boot.c: PID 1's boot inside UML: mount points, a console, the boot options, the serial line in raw mode. */
 #include "pid1.h"
 

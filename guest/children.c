@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* children.c: PID 1's children: the worker table, requests pending per worker, adoption, reaping, the helper. */
 #include "pid1.h"
 

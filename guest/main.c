@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* main.c: PID 1 of the guest agent: the runner's line, requests checked and routed to workers, the poll loop. */
 #include "pid1.h"
 

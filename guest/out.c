@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* out.c: what PID 1's files share: its two modes, its queue to the runner, error replies and console lines. */
 #include "pid1.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pid1.h: what PID 1's files share: the table of workers (children.c), its modes and output (out.c), boot (boot.c). */
 #ifndef UMB_PID1_H
 #define UMB_PID1_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* queue.c: the agent's byte queues, string fields and blocking writes (the protocol itself is ../protocol). */
 #include "agent.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* verb_exec.c: exec and run: a program in a process group of its own, its output and status, a timeout. */
 #include "worker.h"
 

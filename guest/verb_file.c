@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* verb_file.c: files, such as those of the shared folder: create, pread, pwrite, fsync, unlink, punch, readfile, writefile. */
 #include "worker.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* verb_kernel.c: the kernel's interfaces: the invalidation trigger and its stats, fault injection (failwrite), klog,
  * modules, poweroff. */
 #include "worker.h"

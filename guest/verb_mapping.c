@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* verb_mapping.c: memory mappings and their page states: mmap, munmap, mremap, msync, pages, pagemap, mincore, fmincore. */
 #include "worker.h"
 

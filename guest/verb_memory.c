@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* verb_memory.c: user memory, with faults caught: touch, peek, poke, faults, and the loops of race scenarios. */
 #include "worker.h"
 

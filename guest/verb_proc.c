@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* verb_proc.c: the worker process itself: hello, spawn, fork, exit, and dropping privileges (setuid, capdrop). */
 #include "worker.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* worker.c: the command loop of a worker and of PID 1's helper: read a request, check it, run its verb, reply. */
 #include "worker.h"
 

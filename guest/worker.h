@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* worker.h: what a worker's files share: the request being executed, the argument helpers and the verb functions. */
 #ifndef UMB_WORKER_H
 #define UMB_WORKER_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* proto.c: the protocol code both sides link: the verb table, buffers, field codec, numbers and errno names. */
 #include "umb_proto.h"
 

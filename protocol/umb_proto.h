@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* umb_proto.h: the runner ↔ guest agent protocol (docs/protocol.md), compiled into both: limits, verbs, errno names, codec. */
 #ifndef UMB_PROTO_H
 #define UMB_PROTO_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* verbs.h: the protocol's verb table as one X-macro list; the agent's dispatch and the runner's request check come from it. */
 #ifndef UMB_VERBS_H
 #define UMB_VERBS_H

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- cluster-coherency.lua: after another node rewrites the file, cache=keep refaults stale data and cache=drop the new data.
 --
 -- The use case the seed patch was written for (GPFS): another node changes a file behind this

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- concurrent-invalidators.lua: several guest processes invalidate one file at once while others fault its range.
 --
 -- The use case (a cluster filesystem) invalidates from whichever task learns of a remote change, so two

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- differential.lua: seed and mainline unmap leave identical page states and data over mapping kinds × ranges, except the documented ones.
 --
 -- invalidate_mmap_range() is the ancestor of unmap_mapping_range(..., even_cows=1); a port

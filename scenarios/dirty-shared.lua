@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- dirty-shared.lua: a dirty MAP_SHARED page survives invalidation: refaults read it, msync/fsync put it in the host file.
 --
 -- Zapping a PTE that maps a written shared page moves the dirty bit to the page cache

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- drop-unaligned.lua: cache=drop of an unaligned range drops exactly the seed's rounded pages; sharers read stale data on the rest.
 --
 -- A cluster filesystem calls invalidate_mmap_range() and then drops the same pages from the page

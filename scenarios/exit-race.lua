@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- exit-race.lua: invalidating a file while a process that maps it is inside its exit: the window is held open with a schedule point, every round.
 --
 -- The invalidator (a worker writing the trigger) zaps the PTEs of every mapper without taking

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- explore-exit.lua: every placement of one or two preemptions over the schedule points of a small schedule: an invalidation against a mapper's exit.
 --
 -- The schedule: process A maps a file and forks B (two VMAs of the file); a worker W invalidates the file while B

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- explore-invalidators.lua: two invalidations of one file interleaved at every pair of their schedule points.
 --
 -- The schedule: process A maps a file and forks B (two VMAs of the file, both faulted in); workers W1 and W2 each

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- forced-races.lua: an invalidation against a munmap, a refault, a fault in flight and another invalidation's pending flush, and a truncation and a hole punch against a fault in flight, each interleaving forced with the schedule points.
 --
 -- Process A maps a file and forks B: two VMAs of the file, both faulted in. The invalidator W runs the seed's walk.

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- forked-sharers.lua: 1, 3 or 16 forked sharers of a shared mapping all lose exactly the range and refault on their own.
 --
 -- invalidate_mmap_range() walks every VMA that maps the file (the address_space's interval

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- huge-ranges.lua: offsets near 2^63, offsets with bit 63 set and lengths up to 2^64-1 are survived and pinned.
 --
 -- The trigger passes OFFSET and LENGTH on as loff_t, a signed 64-bit type, so every value of

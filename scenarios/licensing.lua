@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- licensing.lua: the GPL module calls invalidate_mmap_range() on every variant; the proprietary one only where the export is not GPL-only.
 --
 -- Seed 001 and the article: IBM asked for invalidate_mmap_range() to be exported to non-GPL

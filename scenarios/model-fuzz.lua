@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- model-fuzz.lua: random mmap/fork/exit/touch/write/invalidate/munmap/host-write sequences checked page by page against a reference model.
 --
 -- The fixed scenarios pin one behaviour each; this one checks that they compose. A seeded

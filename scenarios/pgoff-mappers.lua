@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- pgoff-mappers.lua: mappings at different file offsets lose the user pages that hold the invalidated file pages.
 --
 -- The seed turns a file page range into user addresses per VMA with vm_pgoff (the file page

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- private-cow-fork.lua: private COW copies in a parent and its forked child are discarded by seed and unmap, kept by unmap-keep-cows.
 --
 -- The seed zaps with NULL zap_details, so the anonymous copies that writes to a MAP_PRIVATE

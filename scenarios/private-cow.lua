@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- private-cow.lua: a private mapping's COW copy is discarded by seed and kept by unmap-keep-cows.
 --
 -- McKenney's invalidate_mmap_range() zaps every PTE of the range, anonymous COW copies of

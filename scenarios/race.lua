@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- race.lua: sharers fault the range in tight loops while invalidations of both kinds and both cache modes run and the host rewrites the file.
 --
 -- invalidate_mmap_range() takes i_mmap_rwsem for reading and zaps under each VMA's page table

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- range-overlaps.lua: ranges that start before, end after, cover, sit inside or miss a VMA zap just the overlap.
 --
 -- The seed clips the file page range to each VMA (zba/zea in invalidate_mmap_range_tree()) and

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- rounding.lua: the byte range is rounded to pages as documented, begin down and length up, each on its own.
 --
 -- The seed's kernel-doc says holebegin is rounded down and holelen rounded up to a page

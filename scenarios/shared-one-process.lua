@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- shared-one-process.lua: one process's shared mapping loses exactly the invalidated pages, which refault once each.
 --
 -- The basic promise of invalidate_mmap_range() (and of its mainline successor

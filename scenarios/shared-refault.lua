@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- shared-refault.lua: a shared file mapping refaults in three forked sharers after invalidation.
 --
 -- Another cluster node rewrites the file on disk (the host side of the shared folder), then

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- trigger-duration.lua: the stats file's last_call_ns is the last call's own duration, bounded on both sides by events of the guest's clock.
 --
 -- The ABI (patch 0002's Documentation/ABI entry) says last_call_ns holds the nanoseconds the last call of the

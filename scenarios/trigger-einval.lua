@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- trigger-einval.lua: malformed writes to the sysfs trigger fail with EINVAL and are counted.
 --
 -- The counters expected come from patch 0002's specification, not from a first run: every

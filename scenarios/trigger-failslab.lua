@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- trigger-failslab.lua: a trigger write whose allocation fails returns ENOMEM, zaps nothing, and the kernel goes on.
 --
 -- trigger_store() copies its line (kmemdup_nul) before it parses or runs it; a copy that cannot be allocated must

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- trigger-input.lua: every malformed or hostile write to the sysfs trigger gets its errno, is counted, and harms nothing.
 --
 -- The trigger is root's way into invalidate_mmap_range() from user space; a parser that acts

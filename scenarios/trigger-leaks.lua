@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- trigger-leaks.lua: a trigger write leaves no kernel memory behind, on any way out, as kmemleak sees it.
 --
 -- trigger_store() copies each line (kmemdup_nul) and must free it whether the line is run, refused by the parser,

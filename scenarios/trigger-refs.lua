@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- trigger-refs.lua: a trigger write keeps no reference to its file: the filesystem it names can be unmounted right after.
 --
 -- The trigger looks its PATH up (kern_path) and must put the path back on every way out: after an accepted call,

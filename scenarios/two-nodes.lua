@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- two-nodes.lua: two UML nodes on one shared folder pass a token 100 times; after each invalidation the reader sees the new token.
 --
 -- The cluster case end to end: two kernels, each with its own page cache over the same host

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- vma-merge.lua: a piece of a file mapping moved away and back merges with the mapping beside it, and invalidation still finds each page at its file offset.
 --
 -- The invalidation computes a user address from the VMA's vm_pgoff: a VMA whose vm_pgoff is wrong hides the pages

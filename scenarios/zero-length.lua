@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- zero-length.lua: a zero length does nothing in the seed but unmaps to the end of the file in mainline.
 --
 -- The seed's kernel-doc: "A holelen of zero invalidates nothing" (hlen == 0 returns early).

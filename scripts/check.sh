@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # make check: builds the kernels the tests boot, runs every test file through prove, and prints the table of where the time went.
 #
 # Each phase (a kernel build, the runner's sanitizer build, the prove run) is timed by scripts/phases.pl

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Runs a command (default: the README's quick start, "scripts/deps.sh && make && make check") in a fresh clone of HEAD inside a minimal Debian 12 root.
 #
 # usage: scripts/clean-room.sh [--fresh] [--no-ccache] [--keep] [--] [CMD...]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Installs the Debian packages umlbed needs (or the ones named as arguments), or names them when not root; quiet when all are there.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)

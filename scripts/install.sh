@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # install.sh: installs the built umlbed (runner, man page, agent, kernels, modules, editor definitions) under a prefix, or uninstalls it.
 #
 #   scripts/install.sh install   [PREFIX [DESTDIR]]     (make install PREFIX=... DESTDIR=...)

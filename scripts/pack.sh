@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # make pack: one tarball with what a shard needs to run, built once: pack.sh [OUT.tar.gz] (VARIANTS= the kernels).
 #
 # The pack is a small tree that the runner inside it understands as it does this one:

@@ -1,4 +1,5 @@
 #!/usr/bin/env perl
+# SPDX-License-Identifier: MIT
 # Times the phases of make check (kernel builds, runner passes, the prove run and each of its test files) and prints and writes their table.
 #
 # usage: scripts/phases.pl start LOG

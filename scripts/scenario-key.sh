@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Prints the key of a whole-suite run of scenarios/ on one variant: the sha256 of everything its verdicts depend on: scenario-key.sh VARIANT.
 #
 # make writes it beside its run's JSON report (BUILD/scenarios/GEN.key), and tests/scenarios/suite.t reuses that

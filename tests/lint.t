@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # lint.t: shellcheck over every shell script of the tree, luacheck and luac5.4 -p over every Lua file, one dialect and one indentation per shell test, an SPDX line in every source file.
 #
 # The settings are the tree's .shellcheckrc and .luacheckrc. Each tool first shows that it reports a finding planted

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Builds one patched UML kernel variant out of tree, incrementally: build.sh VARIANT.
 #
 # build.sh --configure VARIANT makes and checks the variant's .config without building it (make check runs it for

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Checks that every option of the config fragments survived into the final .config: check-config.sh .config FRAGMENT...
 set -euo pipefail
 config=${1:?usage: check-config.sh .config FRAGMENT...}

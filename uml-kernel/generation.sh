@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Reads the kernel generation files of uml-kernel/generations/ for the Makefile, the build and the tests: generation.sh COMMAND.
 #
 #   generation.sh list              every generation, one a line, in version order

@@ -1,4 +1,5 @@
 #!/usr/bin/perl
+# SPDX-License-Identifier: MIT
 # Mutation testing of the series: mutate.pl list|run|report [options]; each mutant is one changed line of the series' C code, all of a run's mutants built into one schema kernel and each run against the runs of the suite that reach it.
 #
 #   mutate.pl list   [--gen GEN] [--all] [--diff REV] [--shard K/N]   the mutants, one a line: ID<TAB>ORIGINAL<TAB>MUTATED

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- invalidate-range.lua: the time of one invalidation as the range grows from one page to 64 MiB (umlbed bench).
 --
 -- One process maps a file of p.pages pages and faults all of them in; the call zaps the whole range. The kernel's

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- invalidate-sharers.lua: the time of one invalidation as the number of processes sharing the file grows (umlbed bench).
 --
 -- One file of p.pages pages, mapped shared by an owner and p.sharers - 1 forked children; before each call every

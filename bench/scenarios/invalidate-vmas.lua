@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- invalidate-vmas.lua: the time of one invalidation as one process maps the same file in more and more VMAs (umlbed bench).
 --
 -- One process maps the whole file p.vmas times (separate mmap calls of the same pages: VMAs that cannot merge),

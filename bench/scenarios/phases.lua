@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- phases.lua: notes when each step of one run ended, in seconds since the run function started (bench/breakdown.sh).
 --
 -- Scenarios have no clock but t:remaining() (uv_hrtime, nanoseconds, counting down to the timeout), so the

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- refault.lua: what a process pays per page after an invalidation, against its first touch of the same pages (umlbed bench).
 --
 -- A fresh mapping of a file already in the page cache is touched once (first touch: minor faults that map cached

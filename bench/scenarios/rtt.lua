@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- rtt.lua: the round trip of one protocol request, a one-page peek, timed p.n times (bench/rtt.sh).
 --
 -- Each request is timed on its own with t:remaining() (uv_hrtime: nanoseconds; reading it costs well under a

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- coherency.lua: clusterfs.ko keeps an mmap coherent when another node writes, and is refused where the export is GPL-only.
 --
 -- A scenario of the module's own repository: it needs nothing of umlbed's tree but the bed library, which the

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+// SPDX-License-Identifier: MIT
 /* main.c: umlbed-explore, the guest side of the explorer: sets up a case, runs its tasks under a schedule, prints the state. */
 #include "xp.h"
 

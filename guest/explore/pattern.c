@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+// SPDX-License-Identifier: MIT
 /* pattern.c: the bytes of page i at version v, and the token that names a page's bytes in the explorer's state. */
 #include "xp.h"
 

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+// SPDX-License-Identifier: MIT
 /* prim.c: the primitive operations a process of a case runs: faults, GUP, fork, munmap, invalidate, truncate, ... */
 #include "xp.h"
 

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+// SPDX-License-Identifier: MIT
 /* proc.c: the case's processes: each a server on a pair of pipes, made before any of them so that forks inherit them. */
 #include "xp.h"
 

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+// SPDX-License-Identifier: MIT
 /* state.c: the final state of a case on stdout: each process's VMAs of the file, PTEs and data, the cache, the file. */
 #include "xp.h"
 

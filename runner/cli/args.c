@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* args.c: the options of umlbed run, list and fuzz: one table of long options, and the checks of their values. */
 #include "args.h"
 #include "commands.h"

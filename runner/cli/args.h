@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* args.h: the options of umlbed run, list and fuzz: read from argv, then checked into the run configuration. */
 #ifndef UMLBED_ARGS_H
 #define UMLBED_ARGS_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* bench.c: umlbed bench: the benchmark scenarios run one at a time, then their samples become results.json and plots. */
 #include "bench.h"
 #include "child.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench.h: umlbed bench, the benchmark command: runs bench/scenarios/ at -j 1 and hands the JSON to bench/report.pl. */
 #ifndef UMLBED_BENCH_H
 #define UMLBED_BENCH_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* boot.c: umlbed boot: the runner's own boot of one kernel, for the harnesses that talk to the agent or init themselves. */
 #include "boot.h"
 

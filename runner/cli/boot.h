@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* boot.h: umlbed boot: one kernel booted exactly as the runner boots it, on the caller's descriptors. */
 #ifndef UMLBED_BOOT_H
 #define UMLBED_BOOT_H

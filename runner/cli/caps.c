@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+// SPDX-License-Identifier: MIT
 /* caps.c: what caps each run and instance has on this host, said in a line of the TAP header. */
 #include "caps.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* child.c: running a helper command to its end, with the stop signals passed on to it. */
 #include "child.h"
 

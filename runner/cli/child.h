@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* child.h: the CLI's helper commands (tar, perl, a pack's runner): run one and wait for its exit status. */
 #ifndef UMLBED_CHILD_H
 #define UMLBED_CHILD_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* commands.c: the table of umlbed's commands: which function runs each, and its line of the usage text. */
 #include "commands.h"
 #include "bench.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* commands.h: the commands of umlbed (run, list, fuzz, bench, ...): one table, for dispatch and for the usage text. */
 #ifndef UMLBED_COMMANDS_H
 #define UMLBED_COMMANDS_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* describe.c: a scenario file's runs, listed by a walled process (umlbed __describe) the runner kills at the load deadline. */
 #include "describe.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* describe.h: listing a scenario file's runs in a process of its own, so that no file can hang or crash the runner. */
 #ifndef UMLBED_DESCRIBE_H
 #define UMLBED_DESCRIBE_H

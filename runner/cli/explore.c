@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+// SPDX-License-Identifier: MIT
 /* explore.c: umlbed explore: the explorer's options become parameters of scenarios/explore.lua, run by umlbed run. */
 #include "explore.h"
 #include "child.h"

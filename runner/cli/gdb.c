@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* gdb.c: umlbed run --gdb: the script that hands UML's own signals through and loads the kernel's gdb helpers. */
 #include "gdb.h"
 #include "path.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gdb.h: umlbed run --gdb: the gdb script that runs the kernel, in a private folder removed at exit. */
 #ifndef UMLBED_GDB_H
 #define UMLBED_GDB_H

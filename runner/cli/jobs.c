@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* jobs.c: -j auto: probe one more concurrent scenario, keep it only if measured throughput rises by 10 %. */
 #include "jobs.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* jobs.h: -j auto, how many scenarios run at once: raised while measured throughput rises, lowered when it falls. */
 #ifndef UMLBED_JOBS_H
 #define UMLBED_JOBS_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* kbuild.c: umlbed kbuild: a built variant's objtree, ARCH=um, release and generation, for a module's Makefile. */
 #include "kbuild.h"
 #include "args.h"

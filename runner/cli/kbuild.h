@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kbuild.h: umlbed kbuild: what an out-of-tree module is built with against one of the build's kernels. */
 #ifndef UMLBED_KBUILD_H
 #define UMLBED_KBUILD_H

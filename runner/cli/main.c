@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* main.c: the umlbed program: the bindings registered with the Lua host, then argv[1]'s command (commands.c). */
 #include "commands.h"
 #include "luamod.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* merge.c: umlbed merge: shard reports joined in full-list order, every run checked to have run exactly once. */
 #include "merge.h"
 #include "output.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* merge.h: umlbed merge: the JSON reports of all shards of one run list joined into one report, checked complete. */
 #ifndef UMLBED_MERGE_H
 #define UMLBED_MERGE_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* mutate.c: umlbed mutate: hands the command line to uml-kernel/mutate.pl beside this runner's build folder. */
 #include "mutate.h"
 #include "path.h"

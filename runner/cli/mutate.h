@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mutate.h: umlbed mutate: mutation testing of the series, run by the driver of the source tree (docs/mutate.md). */
 #ifndef UMLBED_MUTATE_H
 #define UMLBED_MUTATE_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* output.c: the CLI's reports of a set of runs: TAP lines with their diagnostics, JUnit XML and JSON. */
 #include "output.h"
 #include "report.h"

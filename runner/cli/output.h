@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* output.h: the CLI's reports of a set of runs: TAP lines, JUnit XML and JSON. */
 #ifndef UMLBED_OUTPUT_H
 #define UMLBED_OUTPUT_H

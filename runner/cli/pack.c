@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* pack.c: running from a pack: unpack, check the manifest and the runtime libraries, run the pack's own runner. */
 #include "pack.h"
 #include "args.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pack.h: umlbed run --pack FILE|DIR: run from a pack made by make pack (scripts/pack.sh), not from a build folder. */
 #ifndef UMLBED_PACK_H
 #define UMLBED_PACK_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* paths.c: the build folder beside the binary, the kernel and agent a command line chooses, the host's caches. */
 #include "paths.h"
 #include "path.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* paths.h: where the runner finds its build folder, its kernels and agent, and the folder of its host caches. */
 #ifndef UMLBED_PATHS_H
 #define UMLBED_PATHS_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* plan.c: finding scenario files, listing their runs, and keeping one shard's share of them. */
 #include "plan.h"
 

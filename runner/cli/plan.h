@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* plan.h: the runs a command line asks for: scenario files found, described, filtered and dealt to a shard. */
 #ifndef UMLBED_PLAN_H
 #define UMLBED_PLAN_H

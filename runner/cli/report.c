@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* report.c: escaping for the TAP, JUnit and JSON reports, so that no byte a scenario produces can break them. */
 #include "report.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* report.h: text that stays valid in every report whatever bytes a scenario puts in names and diagnostics. */
 #ifndef UMLBED_REPORT_H
 #define UMLBED_REPORT_H

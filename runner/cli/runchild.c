@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* runchild.c: a run process (umlbed __run): one scenario run, configured by its runner and reporting over its link. */
 #include "runchild.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* runchild.h: the run process's entry point: one scenario run in a process of its own, under the runner's watch. */
 #ifndef UMLBED_RUNCHILD_H
 #define UMLBED_RUNCHILD_H

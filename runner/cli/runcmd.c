@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* runcmd.c: umlbed run, list and fuzz: find scenarios, run them N at a time on one loop, report TAP/JUnit/JSON. */
 #include "runcmd.h"
 #include "args.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* runcmd.h: umlbed run, list and fuzz: the options checked, the plan made, then run N at a time (or listed). */
 #ifndef UMLBED_RUNCMD_H
 #define UMLBED_RUNCMD_H

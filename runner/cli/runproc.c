@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* runproc.c: starting a run process, answering its link, bounding it with one timer, and cleaning up after it. */
 #include "runproc.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* runproc.h: the runner's side of a run process: start one scenario run in a process of its own, bound it, end it. */
 #ifndef UMLBED_RUNPROC_H
 #define UMLBED_RUNPROC_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* shard.c: dealing the runs of one full list to N shards, the same way on every machine, by count or by duration. */
 #include "shard.h"
 #include "path.h"

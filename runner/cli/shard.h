@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* shard.h: umlbed run --shard K/N: which runs of the full list this job runs, by count or by recorded durations. */
 #ifndef UMLBED_SHARD_H
 #define UMLBED_SHARD_H

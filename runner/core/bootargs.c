@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* bootargs.c: what a caller may add to a UML boot: the extra kernel command line's allow-list, the umid, the kernel. */
 #include "umlbed.h"
 #include "path.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* codec.c: the runner's side of the protocol: reply parsing and splitting a byte stream into lines. */
 #include "umlbed.h"
 

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+// SPDX-License-Identifier: MIT
 /* kns.c: the kernels' mount namespace, read-only but the run's folders, and the helper that mounts their tmpfs. */
 #include "kns.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* lpj.c: the delay-loop calibration a kernel made on this host, learnt from one boot and passed to the next as lpj=. */
 #include "lpj.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* lpj.h: the delay-loop calibration a kernel made on this host, learnt from one boot and passed to the next as lpj=. */
 #ifndef UMLBED_LPJ_H
 #define UMLBED_LPJ_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* path.c: formatting a path that either fits or is refused; reading an input file the user named, bounded. */
 #include "path.h"
 

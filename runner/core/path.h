@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* path.h: paths built whole or not at all (a path that does not fit is an error, never cut short); bounded input files. */
 #ifndef UMLBED_PATH_H
 #define UMLBED_PATH_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* reaper.c: the watchdog that ends a dead runner's UML process groups and removes its run folders. */
 #include "reaper.h"
 #include "runlink.h"

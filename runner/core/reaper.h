@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* reaper.h: a watchdog process that outlives a killed runner just long enough to end its instances and folders. */
 #ifndef UMLBED_REAPER_H
 #define UMLBED_REAPER_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* run.c: one run of the engine core: its folder, its UML instances pinned to CPUs, crash and timeout policy, verdict. */
 #include "run.h"
 #include "runlink.h"

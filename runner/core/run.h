@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* run.h: one run of the engine core: its folder, its UML instances, its deadline and its verdict, without Lua. */
 #ifndef UMLBED_RUN_H
 #define UMLBED_RUN_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* runcov.c: a run's coverage folder (--coverage): named after the run before it boots, counted after it ends. */
 #include "runcov.h"
 #include "path.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* runcov.h: inside the core, shared by run.c and runcov.c: a run's --coverage folder, made and then accounted. */
 #ifndef UMLBED_RUNCOV_H
 #define UMLBED_RUNCOV_H

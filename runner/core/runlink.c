@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* runlink.c: the run link's one reader and its writers, a run process's line to its supervisor, and the CPU table. */
 #include "runlink.h"
 

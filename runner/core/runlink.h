@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* runlink.h: a run process's line to the runner that started it, and the host CPUs that runs share. */
 #ifndef UMLBED_RUNLINK_H
 #define UMLBED_RUNLINK_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* scanner.c: finds panics, oopses, BUGs, warnings and lockdep reports in a UML console stream. */
 #include "umlbed.h"
 

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+// SPDX-License-Identifier: MIT
 /* tree.c: removing a folder's tree through descriptors, following no link and opening nothing that can block. */
 #include "reaper.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* umlbed.h: the runner's contract: protocol codec, console scanner, UML instances and scenario runs. */
 #ifndef UMLBED_H
 #define UMLBED_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vm.c: one UML instance: spawn in its own process group, console scanning, protocol requests, kill and reap. */
 #include "umlbed.h"
 #include "path.h"

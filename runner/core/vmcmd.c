@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vmcmd.c: the command line and environment that boot one UML instance: the wall and gdb in front, its memory. */
 #include "vmcmd.h"
 #include "kns.h"

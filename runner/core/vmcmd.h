@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* vmcmd.h: inside the core, shared by vm.c and vmcmd.c: what one spawn of a UML instance builds before it starts. */
 #ifndef UMLBED_VMCMD_H
 #define UMLBED_VMCMD_H

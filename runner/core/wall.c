@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* wall.c: Landlock, seccomp, rlimits, a private /dev/shm and an unprivileged uid for a process about to run what it
  * does not trust. */
 #include "wall.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wall.h: walls in the host kernel around a process before it runs untrusted code (Landlock, no_new_privs). */
 #ifndef UMLBED_WALL_H
 #define UMLBED_WALL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* host.h: what the Lua host's own files (load.c, sched.c, scenario.c) share; not for the bindings or the CLI. */
 #ifndef UMLBED_HOST_H
 #define UMLBED_HOST_H

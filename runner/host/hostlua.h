@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* hostlua.h: the Lua host as the bindings see it: a scenario's layout, its tasks, and the calls they make on it. */
 #ifndef UMLBED_HOSTLUA_H
 #define UMLBED_HOSTLUA_H

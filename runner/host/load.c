@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* load.c: scenario files: the sandboxed Lua state, loading a file, its matrix, listing its runs. */
 #include "host.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* scenario.c: one scenario on one run of the core: prepares its Lua state and run function, answers the core's calls. */
 #include "host.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* scenario.h: the Lua host's contract with the layer above: scenario runs, listings and the module it is given. */
 #ifndef UMLBED_SCENARIO_H
 #define UMLBED_SCENARIO_H

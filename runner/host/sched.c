@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* sched.c: the coroutine scheduler: the run function and t:go() tasks resumed from the loop, the deadline hook. */
 #include "host.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* bedlib.c: preloads the bed library (umlbed.bed, umlbed.points, ...) into package.preload from the runner itself. */
 #include "bedlib.h"
 #include "lumlbed.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bedlib.h: the bed library's Lua files, compiled into the runner and preloaded as "umlbed.NAME". */
 #ifndef UMLBED_BEDLIB_H
 #define UMLBED_BEDLIB_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* check.c: the checks of a vm or a proc argument, which the objects made from them (mappings, loop controls) use. */
 #include "lumlbed.h"
 

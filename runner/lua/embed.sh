@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # embed.sh: writes the C source of the bed library's Lua files (runner/lua/lua/umlbed/*.lua) as byte arrays.
 #
 #   embed.sh SRC OUT.c FILE...    SRC is the repository's top; each FILE is under SRC/runner/lua/lua/.

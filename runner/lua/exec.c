@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* exec.c: the requests that a vm and a proc make alike: exec, run, and the trigger line of an invalidation. */
 #include <errno.h>
 #include <stdio.h>

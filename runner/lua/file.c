@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* file.c: the umlbed.file object: a file in the shared folder, read and written from the host side too. */
 #include <errno.h>
 #include <limits.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* loopctl.c: the umlbed.loopctl object: starts and stops m:loop() passes on an event, not an iteration count. */
 #include <errno.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* lreq.c: the guest call path: a request sent for a task, the task parked, resumed with the reply or the error. */
 #include <errno.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* luamod.h: the umlbed Lua module as the layer above it sees it: what it registers with the host. */
 #ifndef UMLBED_LUAMOD_H
 #define UMLBED_LUAMOD_H

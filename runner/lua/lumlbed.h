@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* lumlbed.h: private header of the umlbed Lua module: object layouts, helpers and the guest call path. */
 #ifndef LUMLBED_H
 #define LUMLBED_H

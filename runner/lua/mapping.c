@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* mapping.c: the umlbed.mapping object: an mmap of a shared-folder file in one guest process. */
 #include <errno.h>
 #include <stdlib.h>

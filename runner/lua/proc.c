@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* proc.c: the umlbed.proc object: one guest worker process with its own mm (spawned or forked). */
 #include <errno.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* show.c: how a failed expectation shows its values: quoted strings, tables, the diff of expected against seen. */
 #include <math.h>
 #include <stdlib.h>

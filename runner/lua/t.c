@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* t.c: the umlbed.t object: expectations (like EXPECT_*: record file:line, go on), requirements (ASSERT_*: FAILED). */
 #include <errno.h>
 #include <math.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* task.c: t:go() and the umlbed.task object: concurrent coroutines of one scenario, resumed by the loop. */
 #include <string.h>
 

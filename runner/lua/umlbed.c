@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* umlbed.c: the umlbed Lua module's opener: its functions, and every object type's metatable. */
 #include <errno.h>
 #include <stdlib.h>

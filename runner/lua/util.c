@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* util.c: the bindings' shared helpers: argument builders, failure results, reply converters, class creation. */
 #include <errno.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* vm.c: the umlbed.vm object: one booted UML instance, its agent (PID 1) and its sysfs trigger. */
 #include <elf.h>
 #include <errno.h>

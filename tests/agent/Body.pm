@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Body.pm: the protocol checks shared by the host-mode and UML-mode agent tests (every verb, bad input, exits).
 package Body;
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # UmbAgent.pm: drives the guest agent over its protocol, on the host (--stdio) or as PID 1 of a UML instance.
 package UmbAgent;
 

@@ -1,4 +1,5 @@
 #!/usr/bin/perl
+# SPDX-License-Identifier: MIT
 # agent.t: the agent as PID 1 of a UML instance: boot, every verb, bad input, exits, the trigger path, poweroff.
 use strict;
 use warnings;

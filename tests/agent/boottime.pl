@@ -1,4 +1,5 @@
 #!/usr/bin/perl
+# SPDX-License-Identifier: MIT
 # boottime.pl: boot-to-ready time of the agent (spawn of UML to the "ready" event), median of N boots.
 #   perl tests/agent/boottime.pl [N]      (UMLBED_KERNEL picks the kernel, as in agent.t)
 use strict;

@@ -1,4 +1,5 @@
 #!/usr/bin/perl
+# SPDX-License-Identifier: MIT
 # codec.t: builds and runs the agent's codec unit test (C, under ASan/UBSan), whose output is TAP.
 use strict;
 use warnings;

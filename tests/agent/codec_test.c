@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* codec_test.c: unit tests of the protocol codec as the agent builds it (protocol/proto.c, guest/queue.c), printing TAP. */
 #include "agent.h"
 #include "codec_corpus.h"

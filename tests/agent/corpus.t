@@ -1,4 +1,5 @@
 #!/usr/bin/perl
+# SPDX-License-Identifier: MIT
 # corpus.t: the agent tests' Perl client (UmbAgent's pct and unpct) against the codec corpus the C tests read too.
 use strict;
 use warnings;

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # generations.t: agent.t on the full kernel of each generation but the default one (prove runs agent.t itself on the default's), each run a subtest, without the 4 MiB lines that the default's run sends.
 #
 # Each run's TAP is passed on indented, as Test::More prints a subtest, and summed up in one result: prove reads the

@@ -1,4 +1,5 @@
 #!/usr/bin/perl
+# SPDX-License-Identifier: MIT
 # host.t: the agent's protocol on the host (--stdio): under ASan/UBSan, and under valgrind when it is installed.
 use strict;
 use warnings;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* testprog.c: a small static program that the agent tests run with the exec verb. */
 #include <dirent.h>
 #include <errno.h>

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # bench.t: each bench/ script in its quickest mode prints its table and parses; no timing is asserted.
 # The runner tests' setup: paths, a private TMPDIR (the scripts' scratch folders and the runs' folders go there, so
 # leftovers can be counted) and the TAP helpers.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # compare.t: umlbed bench --compare refuses results it cannot compare (exit 2, naming the file and point) instead
 # of calling a change "same within noise"; a made-up result, so no kernel is needed.
 # Its subject is the benchmark tools, whose figures a sanitizer would distort, not the runner: it drives the runner's build without sanitizers.

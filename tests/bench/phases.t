@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # phases.t: scripts/phases.pl, make check's table of phases: each row's seconds and status, and a total that is the wall time from the first start to the last end, so a phase run beside others is not counted twice.
 . "$(dirname "$0")/../lib/strict.sh"
 . "$(dirname "$0")/../lib/tap.sh"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # clean-room.t: scripts/clean-room.sh runs its command in fresh namespaces on a clone of HEAD, passes its exit status
 # on, and leaves no process, mount or folder behind after an end, a Ctrl-C or a SIGKILL.
 # The root here is a tiny busybox tarball (UMLBED_CLEAN_ROOM_TARBALL), so the test needs no mirror.

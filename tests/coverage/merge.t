@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # merge.t: the coverage kernel's data, per run folder, sums to the same series totals from -j 2 runs as from -j 1.
 # Also: each run folder is named after its run and has one vmN folder per instance, and a kernel that is killed
 # rather than powered off is reported as having lost its data.

@@ -1,4 +1,5 @@
 #!/usr/bin/env perl
+# SPDX-License-Identifier: MIT
 # Coverage of the series from the gcov data of umlbed runs: per-function summary, per-run reach, lcov file, HTML.
 #
 # report.pl --runs DIR --obj OBJ --src SRC --pristine TREE --out OUT [--series-file F]... [--threshold FILE]

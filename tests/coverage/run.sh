@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # make coverage: runs the scenario suite on a gcov kernel and reports the series' coverage: run.sh [GEN] [SCENARIO...].
 #
 # GEN defaults to the default generation; the kernel is BUILD/kernel/VARIANT/obj/linux, VARIANT being the generation's

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # install.t: an installed umlbed runs a scenario from a folder of its own, and the example out-of-tree module builds and proves its coherency from outside the tree, on every generation, refused where the export is GPL-only.
 . "$(dirname "$0")/../runner/common.sh"
 need_uml

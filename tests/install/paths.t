@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # paths.t: make install and make uninstall take a PREFIX or DESTDIR with blanks whole, write and remove nothing through a symbolic link out of the prefix, and check the whole manifest before removing anything; on a fake build of small files, in seconds.
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=SCRIPTDIR/../lib/strict.sh

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # bisect.t: each kernel generation's patch series bisects: the kernel builds after each of its patches, applied alone to the pristine tree (without the UML fixes and the schedule points every variant adds).
 set -uo pipefail
 

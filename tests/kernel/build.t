@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # build.t: uml-kernel/build.sh after an edit of the series replaces only the files whose text changed, and its tree is the one a fresh application gives.
 #
 # The edit → rebuild → verdict loop depends on it: a patched header that got a new time would rebuild half the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # generations.t: the kernel generation files (uml-kernel/generations/) are complete, every variant composes from its generation's base stack, and the built kernels' variant.info agrees.
 #
 # Everything that names a generation reads these files, so a wrong one breaks the build or a test far from here:

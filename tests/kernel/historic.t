@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # historic.t: the corpus of real faults (uml-kernel/historic/) is whole: each historic variant re-creates one fault of the corpus, with its fix, release, kind and catching scenario, and catch.sh refuses bad arguments.
 #
 # make historic builds the kernels and re-finds the faults (outside make check: one kernel build each); this checks,

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- points.lua: the schedule points' interface (/sys/kernel/umlbed_points/) and each point, on a kernel that has them.
 --
 -- Each point is shown to be where it says by what the parked task has and has not done yet, as the other processes

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # points.t: the schedule points (/sys/kernel/umlbed_points/) on each generation's built kernels: every point and the interface, and the deterministic races on full and KASAN, the race scenarios on KASAN, and each broken race (broken-races) caught by its forced interleaving; the automatic points (/sys/kernel/umlbed_explore/) too.
 #
 # tests/kernel/explore.lua checks the automatic points' interface, the steps they count, that a change point changes

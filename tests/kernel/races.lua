@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- races.lua: three interleavings of an invalidation with a mapper's exit, forced with the schedule points.
 --
 -- Each broken race of uml-kernel/broken/GEN/ fails one of them with a kernel report (the run is CRASHED); a correct

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Checks each kernel generation's patch series (its "series" folder, patches/GEN/): applies to its pristine tree with patch and git apply and is clean under that tree's checkpatch --strict; its UML fixes ("fixes", uml-kernel/fixes/GEN/) and schedule points ("points", uml-kernel/points/GEN/) are checkpatch-clean too. bisect.t builds the kernel after each patch.
 set -uo pipefail
 

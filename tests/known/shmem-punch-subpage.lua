@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- shmem-punch-subpage.lua: a hole punched in a tmpfs file unmaps the pages wholly inside it and no other.
 --
 -- A known issue of the stock kernels (docs/known-issues.md), not of the series: shmem_fallocate() computes the

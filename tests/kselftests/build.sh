@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Builds a kernel generation's own mm selftests static, for the guest: tests/kselftests/build.sh [GEN [PROGRAM...]], prints the folder.
 #
 # GEN defaults to the default generation (uml-kernel/generations/); PROGRAM... builds those programs only, each

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # kselftests.t: the kernel's own mm selftests of each generation (uml-kernel/generations/), built static and run one per fresh guest, match their tables.
 # Also: a table that is wrong in either direction (a pass it calls an xfail, a skip it calls a pass) fails the
 # runs it is wrong about, naming its file:line, and a malformed table is an ERROR naming file:line.

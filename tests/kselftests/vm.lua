@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- vm.lua: the kernel's own mm selftests, each in a fresh guest, checked against tests/kselftests/expected-GEN.
 --
 -- Each line of the expectation table is one run: a fresh guest (256M unless the line says mem=) with a staged

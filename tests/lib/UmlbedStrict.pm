@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # UmlbedStrict: strict mode for the Perl tests, as tests/lib/strict.sh is for the shell ones. Under CI=true (as
 # GitHub and GitLab set it; CI=1 too) or UMLBED_STRICT=1, a missing tool, kernel or input fails its test instead of
 # skipping it, so a clean room that lacks something cannot pass by skipping it.

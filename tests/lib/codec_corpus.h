@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* codec_corpus.h: runs tests/data/codec-corpus against protocol/'s codec; shared by the runner's and the agent's C tests. */
 #ifndef UMLBED_CODEC_CORPUS_H
 #define UMLBED_CODEC_CORPUS_H

@@ -1,4 +1,5 @@
 #!/usr/bin/perl
+# SPDX-License-Identifier: MIT
 # prose-checks.pl: counts the shell tests' checks that match umlbed's text for people by a pattern (a review aid).
 #
 # tests/lib/prose-checks.pl [-v] [-j] FILE|REV:PATH...

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # series.sh: the kernel generations and their series for series.t and bisect.t: generations, version[], series_dir[], tmp, tree_of, series_of.
 # shellcheck shell=bash
 # Its variables are for the tests that source it, and top and BUILD are theirs.

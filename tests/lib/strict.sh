@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # strict.sh: strict mode for the shell tests, sourced by tests/runner/common.sh and by the tests that do without it.
 # shellcheck shell=bash
 # Under CI=true (as GitHub and GitLab set it; CI=1 too) or UMLBED_STRICT=1, a missing tool, kernel or input fails

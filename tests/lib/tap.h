@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tap.h: the one TAP harness of the C tests: a task list of test functions, one result each; CHECK records and goes on. */
 #ifndef UMLBED_TAP_H
 #define UMLBED_TAP_H

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tap.sh: the one TAP helper library of the shell tests (sourced): results, checks, diagnostics and skips.
 # shellcheck shell=bash
 # The count of results so far is $n; a test file prints its plan "1..$n" at the end (or first, if it knows it).

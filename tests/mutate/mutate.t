@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # mutate.t: uml-kernel/mutate.pl: the mutants of each series and each operator, --diff, the report's gate, and a run sharded in three that gives the same verdicts as one run.
 #
 # The mutants are checked against the series itself: each one's line is a line a patch adds, and changed; each

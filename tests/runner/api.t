@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # api.t: the scenario API on a fake UML: t:require/t:assert_* end FAILED, t:eq(expected, seen) diffs, require "lib.x", m:faults' total, integer limits, t:vm's options.
 . "$(dirname "$0")/common.sh"
 export UMLBED_FAKE=agent

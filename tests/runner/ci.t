@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # ci.t: the CI templates of docs/ci/ pass yamllint, and each runs the pack's shards and merges them the way umlbed expects.
 . "$(dirname "$0")/common.sh"
 C=$SRC/docs/ci

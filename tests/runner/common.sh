@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # common.sh: shared setup for the runner's TAP tests: paths, a private TMPDIR, and TAP helpers.
 # shellcheck shell=bash
 # Its variables (UMLBED_TEST, SCEN, K, secs, ...) are for the tests that source it.

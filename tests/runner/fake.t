@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # fake.t: the umlbed command line against a fake UML (umlbed-test re-run as the kernel): verdicts, reports, cleanup.
 . "$(dirname "$0")/common.sh"
 export UMLBED_FAKE=agent

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # findings.t: umlbed.findings, the console scanner's patterns for scenarios that check a kernel log themselves.
 . "$(dirname "$0")/common.sh"
 export UMLBED_FAKE=agent

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # hostile.t: reliability and containment: hostile scenarios, names, bytes and guests cannot crash, hang,
 # forge TAP or reach the host outside the run folder. The fake UML where no kernel is needed, the patched kernel
 # for the guest-side checks ([UML], skipped without it, and failed without it under strict mode).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # jail.t: hostfs's jail (hostfs=DIR) holds against a hostile guest on each default kernel: jail-fuzz.lua's generated
 # mount options and two-mount dcache race read, create and change nothing of the host outside the run's root folder.
 # Its subject is the jail, a fix of the kernel's hostfs, not the runner: it drives the runner's build without sanitizers.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # kmod-walls.t: a guest root's module makes host system calls from guest kernel context, on both generations, and
 # reaches nothing on the host: the walls the host kernel builds around each UML process (runner/core/wall.c) hold.
 . "$(dirname "$0")/common.sh"

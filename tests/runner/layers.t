@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # layers.t: the runner's layers call one way only (cli, lua, host, core, protocol), and no files of the bindings or the agent call each other in a circle, read with nm.
 . "$(dirname "$0")/common.sh"
 # Top layer first.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # meta.t: the LuaLS definitions (runner/lua/meta/) declare every documented name, only what exists at run time, each function annotated, and pass luac5.4 and luacheck.
 #
 # The declarations are read by tests/runner/scenarios/meta-decls.lua (host lua5.4); what exists is listed by the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # oracle.t: expectations come from the scenarios' own models, not from the kernel under test: make them disagree, see a failure.
 . "$(dirname "$0")/common.sh"
 need_uml

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # pack.t: make pack's tarball runs shards on a "machine" without the build folder (a mount namespace hides it), and the shards' reports merge into the unsharded run.
 . "$(dirname "$0")/common.sh"
 need_uml

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # protocol.t: the shared protocol end to end on UML: the largest legal pagemap reply reaches Lua whole, one more is an error.
 . "$(dirname "$0")/common.sh"
 need_uml

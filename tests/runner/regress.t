@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # regress.t: one test per fixed runner bug, each named by the behaviour it pins: each failed before its fix.
 . "$(dirname "$0")/common.sh"
 export UMLBED_FAKE=agent

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # shard.t: --shard K/N deals the full list exactly once over K = 1..N, by count or recorded durations, from the option or a CI engine's variables; umlbed merge joins shard reports and refuses a missing or doubled run.
 . "$(dirname "$0")/common.sh"
 D=$SRC/tests/data/suite-durations.json

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # style.t: every user-space C file (runner, bindings, protocol, guest, their tests) is in the one style of .clang-format,
 # and no function of the runner, the agent or the protocol is over 100 lines.
 . "$(dirname "$0")/common.sh"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* test-main.c: unit tests of the shared protocol, codec and console scanner, and vm tests against a fake UML (this binary re-run). */
 #include <errno.h>
 #include <fcntl.h>

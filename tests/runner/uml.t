@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # uml.t: integration tests on the patched UML kernel: scenarios, CRASHED/TIMEOUT/ERROR verdicts, SIGINT cleanup, --gdb.
 . "$(dirname "$0")/common.sh"
 need_uml

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # valgrind.t: the runner's unit tests and some fake-UML runs under valgrind (make -C runner check-valgrind), with no error and no definite or indirect leak.
 # It drives the build without sanitizers (valgrind cannot run the ASan one), whichever build the other files test.
 . "$(dirname "$0")/common.sh"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # walls.t: what the host kernel and the runner hold against a hostile scenario: it cannot order the reaper or the
 # runner to remove a folder or kill a process group it did not start, nor write into the runner's TAP stream.
 . "$(dirname "$0")/common.sh"

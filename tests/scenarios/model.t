@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # model.t: host-side tests of the fuzzer's reference model, step generator and shrinker (tests/scenarios/model_test.lua, a scenario that boots nothing, run by the runner against its fake UML).
 top=$(cd "$(dirname "$0")/../.." && pwd)
 RDIR=${UMLBED_RUNNER_DIR:-${UMLBED_BUILD:-$top/build}/runner}

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- model_test.lua: host-side tests of the fuzzer's reference model, generator and shrinker, a scenario that boots nothing (tests/scenarios/model.t runs it).
 local here = debug.getinfo(1, "S").source:match("^@(.*/)") or "./"
 local M = dofile(here .. "../../runner/lua/lua/umlbed/model.lua")

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # reuse.t: suite.t reuses make's run of the whole suite only when it passed and its key (scripts/scenario-key.sh) is that of the same inputs; otherwise it runs the suite.
 #
 # In a build folder of the test's own: a stand-in runner that says it ran (so a reuse that should not happen shows),

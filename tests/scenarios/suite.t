@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # suite.t: the scenario suite on each kernel variant in turn (UMLBED_VARIANTS, default every generation's "variants" of uml-kernel/generations/), one TAP stream with a subtest per variant: whole on each generation's first variant (or make's passed run of the same inputs), the files that read the variant's definition on the others.
 #
 # Each variant is one `umlbed run --variant V --subtest V --json FILE scenarios/` (-j auto: as many at once as pay

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Host side of the kernel smoke tests: finds kernels and modules, builds the init, boots UML with a timeout.
 package UmlbedSmoke;
 

@@ -1,4 +1,5 @@
 #!/usr/bin/perl
+# SPDX-License-Identifier: MIT
 # Measures boot-to-init time: boot-time.pl [VARIANT [N]] boots N times (default 10) and prints the median.
 use strict;
 use warnings;

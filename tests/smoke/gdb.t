@@ -1,4 +1,5 @@
 #!/usr/bin/perl
+# SPDX-License-Identifier: MIT
 # gdb test: runs the smoke test's kernel under gdb in batch mode and checks that a breakpoint on
 # invalidate_mmap_range() sees exactly the calls the guest made, with the guest's arguments, and that the kernel's
 # own gdb helpers (lx-version, lx-cmdline, lx-dmesg, lx-ps, lx-lsmod, lx-symbols) read the stopped guest correctly.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Static PID 1 of the kernel smoke test: drives the invalidate_mmap_range trigger and test modules, prints TAP. */
 #include <errno.h>
 #include <fcntl.h>

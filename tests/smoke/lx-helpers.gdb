@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Batch part of the gdb helpers test: stops in the GPL module's call of invalidate_mmap_range(), runs the kernel's own
 # lx- helpers between markers the test reads, loads the module's symbols with lx-symbols, then runs to power-off.
 # The module folder comes from UMLBED_LX_MODDIR, since a gdb script has no arguments of its own. The probes that

@@ -1,4 +1,5 @@
 #!/usr/bin/perl
+# SPDX-License-Identifier: MIT
 # Prepares a smoke-test root for a manual boot (e.g. under gdb): mkroot.pl VARIANT DIR prints the kernel arguments.
 use strict;
 use warnings;

@@ -1,4 +1,5 @@
 #!/usr/bin/perl
+# SPDX-License-Identifier: MIT
 # Kernel smoke test: boots each UML variant with the smoke init on a fresh hostfs root and relays the guest's TAP.
 use strict;
 use warnings;

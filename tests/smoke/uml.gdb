@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # gdb settings for running a UML kernel binary: pass UML's own signals through silently and stay on the kernel process.
 set pagination off
 set confirm off

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Keeps the built test modules in the kernel cache: cached.sh get|put MODDIR KEYFILE...; get copies a stored pair in (exit 0) or exits 1.
 #
 # Under UMLBED_KERNEL_CACHE (the clean room sets it) a kernel's build folder comes from the cache, and so can the

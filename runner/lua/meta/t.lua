@@ -1,4 +1,5 @@
 ---@meta
+-- SPDX-License-Identifier: MIT
 -- t.lua: LuaLS definitions of the objects a scenario's run function gets: the test object t and its tasks.
 --
 -- A definition file for editors, never loaded by the runner, with umlbed.lua's conventions (its header says them);

@@ -1,4 +1,5 @@
 ---@meta
+-- SPDX-License-Identifier: MIT
 -- umlbed.lua: LuaLS definitions of the umlbed module and its objects (vm, proc, mapping, file, loopctl); t.lua has t.
 --
 -- A definition file for editors (lua-language-server reads it; README.md says how), never loaded by the runner.

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- expected.lua: reads a generation's expectation table (tests/kselftests/expected-GEN) of the kernel's mm selftests.
 --
 -- One line per test, as upstream's run_vmtests.sh runs it:

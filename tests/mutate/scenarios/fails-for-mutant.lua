@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- fails-for-mutant.lua: mutate.t's stand-in for a mutant that a scenario kills: ok, but FAILED when the runner judges the mutant whose number MUTATE_T_FAIL names (UMLBED_MUTANT, which the mutate tool sets).
 return {
   name = "mutate.t: a failure for one mutant",

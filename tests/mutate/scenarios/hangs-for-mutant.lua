@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- hangs-for-mutant.lua: mutate.t's stand-in for a mutant that hangs: ok, but when the runner judges the mutant whose number MUTATE_T_HANG names (UMLBED_MUTANT), a loop that only the timeout ends.
 return {
   name = "mutate.t: a hang for one mutant",

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* helper.c: the hostile guest program of hostile.t: hostfs mounts, chmod, symbolic links. */
 #define _GNU_SOURCE
 #include <dirent.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* hostilemod.c: the C module hostile-require.lua tries to require: its constructor leaves a mark (HOSTILE_MARK) if it ever runs. */
 #include <fcntl.h>
 #include <stdlib.h>

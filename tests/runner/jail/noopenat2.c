@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* noopenat2.c: jail.t's wrapper: runs a program with openat2(2) refused (ENOSYS), as on a host older than Linux 5.6. */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* probe.c: jail-fuzz.lua's mount probe, run in the guest: every form of a list mounted, looked through and unmounted by one process. */
 #define _GNU_SOURCE
 #include <errno.h>

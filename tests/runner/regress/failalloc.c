@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* failalloc.c: an LD_PRELOAD shim for regress.t: in the umlbed runner, one kind of allocation made by the runner's own code fails, as it may when memory runs out. */
 #define _GNU_SOURCE
 #include <errno.h>

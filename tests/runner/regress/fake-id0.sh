@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # fake-id0.sh: a fake UML for regress.t's ID-0 error reply test: it boots, then answers every request with "0 error err
 # EINVAL -", the error reply an agent sends when it cannot tell which request a line was.
 if [ "$1" = --version ]; then

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- api-diff.lua: t:eq(expected, seen) shows what differs: the keys of tables (nested too), the first differing offset of long strings.
 return {
   name = "api: diff",

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- api-findings.lua: umlbed.findings(text) picks from a kernel log exactly the lines the console scanner counts, with the levels of vm:klog() or without.
 local umlbed = require "umlbed"
 return {

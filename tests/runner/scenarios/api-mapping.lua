@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- api-mapping.lua: page and byte ranges near the integer limits are refused, never summed into a signed overflow (UB); m:faults adds the total.
 --
 -- The fake agent answers a request with its own arguments, so mapping the "path" 4096 gives a mapping at

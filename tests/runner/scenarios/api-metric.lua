@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- api-metric.lua: t:metric records samples (the JSON report has them, labels in key order, numbers as numbers); misuse is refused by argument.
 return {
   name = "api: metric",

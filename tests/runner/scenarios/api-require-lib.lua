@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- api-require-lib.lua: require "lib.x" loads a Lua helper from the scenario's own folder, never a precompiled chunk.
 --
 -- tests/runner/api.t copies this file into a folder with lib/answer.lua and lib/bin.lua (bytecode).

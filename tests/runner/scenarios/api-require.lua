@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- api-require.lua: t:require and t:assert_* end the scenario FAILED at once, from the run function or a t:go task.
 --
 -- One matrix entry per way to stop. Each records its failure with file:line and then would call t:fail: a

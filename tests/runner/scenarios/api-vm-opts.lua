@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- api-vm-opts.lua: t:vm refuses a boot option it does not know, by argument, and boots with the ones it knows.
 return {
   name = "api: vm options",

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- fake-busy.lua: Lua code that never yields still ends at the timeout (TIMEOUT, not a hung runner).
 return {
   name = "fake busy loop",

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- fake-eof.lua: the guest dies without a word: CRASHED (unexpected EOF).
 return {
   name = "fake eof",

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- fake-error.lua: a Lua error in the scenario is ERROR with file:line and a traceback.
 local function helper()
   local x = nil

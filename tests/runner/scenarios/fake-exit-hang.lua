@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- fake-exit-hang.lua: a waiting exit whose "exited" event never comes is a TIMEOUT that says what it waited for.
 return {
   name = "fake exit hang",

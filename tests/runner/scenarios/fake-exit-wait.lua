@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- fake-exit-wait.lua: proc:exit{wait=true} returns only after the agent's "exited" event for that worker, not at the reply.
 return {
   name = "fake exit wait",

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- fake-fail.lua: an expectation fails, the scenario goes on, the verdict is FAILED.
 return {
   name = "fake fail",

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- fake-garbage.lua: the guest answers with garbage: ERROR (protocol error), not a runner crash.
 return {
   name = "fake garbage",

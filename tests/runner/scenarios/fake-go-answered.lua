@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- fake-go-answered.lua: a call answered while a busy task holds the loop; the timeout must free the call's record.
 return {
   name = "fake go answered",

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- fake-go-busy.lua: a task that loops without ever waiting is stopped at the timeout.
 return {
   name = "fake go busy",

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- fake-go-die.lua: the guest dies while a task has a call pending: CRASHED, not a Lua error in the task.
 return {
   name = "fake go die",

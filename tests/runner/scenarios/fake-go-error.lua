@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- fake-go-error.lua: an error in a task that nobody waits for makes the scenario ERROR at the end.
 return {
   name = "fake go error",

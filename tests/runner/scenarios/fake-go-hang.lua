@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- fake-go-hang.lua: a task and the run function both wait forever; the timeout names both calls.
 return {
   name = "fake go hang",

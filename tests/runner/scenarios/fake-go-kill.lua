@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- fake-go-kill.lua: vm:kill() in the run function makes a task's pending call return ECANCELED.
 return {
   name = "fake go kill",

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- fake-go-late.lua: a task still running when run returns is waited for, and its failure counts with its file:line.
 return {
   name = "fake go late",

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- fake-go-skip.lua: t:skip() inside a task is an error, re-raised where the task is waited for.
 return {
   name = "fake go skip",

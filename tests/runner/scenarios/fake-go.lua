@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- fake-go.lua: t:go tasks against the fake UML: concurrent calls, results, errors re-raised by wait, deadlock and coroutine checks.
 return {
   name = "fake go",

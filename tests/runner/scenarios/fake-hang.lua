@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- fake-hang.lua: the guest never answers: TIMEOUT (or SIGINT in the cleanup test).
 return {
   name = "fake hang",

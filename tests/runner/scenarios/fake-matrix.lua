@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- fake-matrix.lua: a 2 x 2 matrix runs four times, one TAP line each, with its parameters.
 return {
   name = "fake matrix",

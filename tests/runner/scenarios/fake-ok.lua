@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- fake-ok.lua: a scenario that passes against the fake UML (umlbed-test in fake mode).
 return {
   name = "fake ok",

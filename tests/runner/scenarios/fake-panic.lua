@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- fake-panic.lua: a kernel panic on the console: CRASHED with the console excerpt.
 return {
   name = "fake panic",

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- fake-param.lua: the matrix as --param and umlbed fuzz change it; timeout may be a function of the parameters.
 return {
   name = "fake param",

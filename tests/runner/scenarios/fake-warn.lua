@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- fake-warn.lua: the kernel prints a WARNING during the last request: the run is CRASHED, not ok.
 return {
   name = "fake warning",

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- hostile-badname.lua: a scenario name that is not UTF-8: the reports still name it (U+00FF for the byte 0xff).
 return {
   name = "bad \xff name",

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- hostile-busy.lua: a Lua loop that never waits for the guest, without a timeout: SIGINT must still stop the runner.
 return {
   name = "hostile busy loop",

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- hostile-cmdline.lua: t:vm{cmdline=} takes only the allow-listed options; any other is a bad-argument error that
 -- names the option and the scenario's line, before anything boots. The allowed ones boot (on the fake UML).
 local refused = {

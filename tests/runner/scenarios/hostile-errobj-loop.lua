@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- hostile-errobj-loop.lua: an error object whose __tostring never returns still ends at the deadline.
 return {
   name = "hostile error object that loops",

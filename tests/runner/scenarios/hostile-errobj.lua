@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- hostile-errobj.lua: an error object whose __tostring raises (or returns no string) is an ERROR, never a runner PANIC.
 local function bad(how)
   if how == "raises" then return setmetatable({}, { __tostring = function() error("x") end }) end

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- hostile-exit-pcall.lua: pcall(os.exit, 0) fails inside the sandbox instead of ending the runner; the run is ok.
 return {
   name = "hostile os.exit under pcall",

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- hostile-exit.lua: os.exit is not there in the sandbox: calling it is an ERROR at that line, and the runner goes on.
 return {
   name = "hostile os.exit",

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- hostile-file-blank.lua: a blank in a shared file's name is misuse (the trigger could not name the file): an ERROR at file:line.
 return {
   name = "hostile file name with a blank",

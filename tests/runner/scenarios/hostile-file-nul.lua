@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- hostile-file-nul.lua: a NUL byte in a shared file's name is misuse (it would name another file): an ERROR at file:line.
 return {
   name = "hostile file name with NUL",

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- hostile-gc-close.lua: a __gc metamethod that loops forever on an object the scenario dropped, left to the end of the run.
 return {
   name = "hostile gc at close",

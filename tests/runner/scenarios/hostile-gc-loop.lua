@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- hostile-gc-loop.lua: a __gc metamethod that loops forever, run by a collection the scenario asks for (debug hooks are off in finalizers).
 return {
   name = "hostile gc loop",

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- hostile-gc-pcall.lua: a __gc that loops in pcall, left to the end of the run: the verdict comes, then the runner ends the run's process.
 return {
   name = "hostile gc pcall loop",

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- hostile-iowrite.lua: io.write and io.stdout cannot write TAP lines either.
 return {
   name = "hostile io.write",

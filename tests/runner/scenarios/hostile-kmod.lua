@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- hostile-kmod.lua: a guest root loads a module that makes host system calls from guest kernel context (kmod-walls.t).
 --
 -- The module (tests/runner/kmod/umlbed_hostile.c) lists each action's return value in its parameter "results".

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- hostile-memory-load.lua: a scenario file whose top level allocates without end: umlbed list refuses it at the cap.
 local x = {}
 for i = 1, 1e9 do

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- hostile-memory.lua: a scenario that allocates without end: an ERROR at its Lua memory cap, not the host's OOM.
 return {
   name = "hostile memory bomb",

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- hostile-overrun.lua: a C call (a FIFO read) that returns only after the deadline: the run is TIMEOUT, never ok.
 return {
   name = "hostile overrun",

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- hostile-pcall-loop.lua: a busy loop that catches the deadline's error (pcall, or an xpcall whose handler loops too) still ends at the timeout.
 return {
   name = "hostile pcall loop",

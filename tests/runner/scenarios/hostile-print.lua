@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- hostile-print.lua: print() cannot write TAP: its text shows as "# print: " comment lines.
 return {
   name = "hostile print",

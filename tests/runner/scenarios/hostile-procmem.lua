@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- hostile-procmem.lua: sandboxed Lua tries to write code over its own functions through /proc/self/mem, and to write
 -- files outside TMPDIR (HOSTILE_OUTSIDE): the run process's Landlock domain refuses both (walls.t B).
 local outside = os.getenv("HOSTILE_OUTSIDE") or error("HOSTILE_OUTSIDE is not set (walls.t sets it)")

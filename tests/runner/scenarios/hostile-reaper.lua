@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- hostile-reaper.lua: a scenario that tries to order the runner's reaper and the runner itself to delete a folder and
 -- kill a process group of its choosing (VICTIM_DIR, VICTIM_PGID), to reach the runner's descriptors and to write into
 -- the runner's TAP stream.

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- hostile-request.lua: a newline in vm:request's verb or fields would smuggle a second request: misuse, an ERROR at file:line.
 return {
   name = "hostile request",

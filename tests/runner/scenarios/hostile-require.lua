@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- hostile-require.lua: require cannot load a C module (the C searchers are loadlib in disguise); the test checks the module's constructor never ran.
 return {
   name = "hostile require of a C module",

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- hostile-sandbox-call.lua: each function the sandbox removes is nil: calling it is an ERROR naming the line of the call.
 local args = {
   ["os.execute"] = { "true" },

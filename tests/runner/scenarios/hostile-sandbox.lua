@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- hostile-sandbox.lua: the sandbox removes what escapes it, refuses binary chunks, and keeps debug.getinfo and debug.traceback.
 return {
   name = "hostile sandbox",

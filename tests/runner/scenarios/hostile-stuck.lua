@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- hostile-stuck.lua: code stuck where Lua cannot stop it (a C call, or a pcall loop that cannot yield): the runner still ends it at the deadline or on a signal.
 local function ready(what)
   -- Tells the waiting test that the run is about to get stuck (an event, not a delay): the test's write to this

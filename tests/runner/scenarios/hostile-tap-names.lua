@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- hostile-tap-names.lua: names with #, backslash, newline, CR and control bytes are escaped on their TAP line.
 return {
   name = "hostile tap names",

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- hostile-timeout-fn.lua: a timeout function that never returns: the prepare phase is bounded by --timeout.
 return {
   name = "hostile timeout function",

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- hostile-tmpname.lua: the sandbox's os.tmpname() makes its file inside the run's folder (under TMPDIR), which goes
 -- with the run, never in /tmp; the shell test checks that the file is gone after the run.
 return {

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- hostile-uml-boot.lua: a boot refused before spawning (too many command-line words, each allowed: E2BIG) leaves nothing behind: the next t:vm() works.
 return {
   name = "hostile failed boot",

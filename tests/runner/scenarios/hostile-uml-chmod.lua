@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- hostile-uml-chmod.lua: the guest changes /umlbed-agent's mode; the test checks that the host's agent kept its own (each run has a copy).
 return {
   name = "hostile chmod of the agent",

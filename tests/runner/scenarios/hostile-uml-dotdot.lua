@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- hostile-uml-dotdot.lua: a hostfs mount of "/../../.." does not climb out of the run folder either (HOSTILE_HELPER: the helper to install).
 return {
   name = "hostile hostfs mount with ..",

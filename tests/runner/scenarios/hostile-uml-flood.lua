@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- hostile-uml-flood.lua: more than 2 MiB of console text, then a real panic: CRASHED, and the excerpt shows the panic, not the flood.
 return {
   name = "console flood then a crash",

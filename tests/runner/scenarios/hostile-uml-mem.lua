@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- hostile-uml-mem.lua: t:vm{mem = "0"} (or a size that does not parse) returns nil, EINVAL; it is not a CRASHED boot.
 return {
   name = "hostile vm memory size",

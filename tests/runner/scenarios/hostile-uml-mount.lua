@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- hostile-uml-mount.lua: a guest program that mounts hostfs "/" sees the run folder, not the host's root (HOSTILE_HELPER: the helper to install).
 return {
   name = "hostile hostfs mount",

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- hostile-uml-plain.lua: one boot and one request, for the command-line checks (--mem, --kernel) that must fail before any run.
 return {
   name = "hostile plain boot",

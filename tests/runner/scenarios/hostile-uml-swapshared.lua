@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- hostile-uml-swapshared.lua: the guest replaces /shared itself by a link to a host folder: the runner's host-side writes do not follow it.
 return {
   name = "hostile shared folder swapped for a link",

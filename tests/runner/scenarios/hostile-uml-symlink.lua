@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- hostile-uml-symlink.lua: a guest-made symbolic link in /shared to a host file: the runner's host-side writes do not follow it.
 return {
   name = "hostile symlink in the shared folder",

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- hostile-uml-usertext.lua: user-space text on /dev/console that looks like a kernel report is not a finding (kernel lines carry a printk timestamp).
 return {
   name = "hostile user-space console text",

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- hostile-unsafe.lua: with --unsafe-lua the sandbox is off: os.execute works.
 return {
   name = "hostile unsafe lua",

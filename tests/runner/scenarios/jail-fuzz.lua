@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- jail-fuzz.lua: a hostile guest against hostfs's jail (hostfs=DIR): generated mount options and a two-mount dcache race read, create and change nothing outside the run's root folder (JAIL_OUTSIDE: a host folder outside the run folder, JAIL_PROBE: a static build of jail/probe.c, both from jail.t).
 --
 -- Forms are generated, never drawn from a clock: symbolic links at every depth of a folder chain (to /, to the

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- meta-api.lua: lists the umlbed Lua API as it is at run time (methods, module keys, fields), for meta.t (fake UML, --unsafe-lua).
 --
 -- Writes $UMLBED_META_OUT: "sampled CLASS all|functions", then "function CLASS NAME" and "field CLASS NAME" lines.

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- meta-decls.lua: meta.t's host script (lua5.4, not a scenario): reads the LuaLS definitions, the docs and the C getters, and compares them.
 --
 --   lua5.4 meta-decls.lua decls META.lua...         the declarations: "class C", "function C NAME", "field C NAME req|opt"

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- proto-pagemap-max.lua: the largest legal pagemap reply (UMB_PAGEMAP_MAX entries) reaches Lua whole; one more is refused cleanly.
 local MAX = 131072 -- UMB_PAGEMAP_MAX (protocol/umb_proto.h): the largest reply of any verb in fields
 return {

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- regress-args-nomem.lua: a guest call whose argument buffer cannot grow (regress.t fails that realloc) returns ENOMEM, not a call without its argument.
 return {
   name = "regress argument buffer out of memory",

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- regress-bad-error-reply.lua: an error reply whose message is malformed percent-encoding raises in the call's continuation; the call's record must still be freed (regress.t runs this under valgrind).
 return {
   name = "regress malformed error reply",

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- regress-id0-error.lua: the guest answers a request with an error reply of ID 0 (regress/fake-id0.sh): ERROR, not
 -- TIMEOUT (a reply of ID 0 was once dropped and the run waited for its timer).
 return {

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- regress-invalidate-length.lua: vm:invalidate{file = PATH} without length= is an error naming length= (it once invalidated zero bytes).
 return {
   name = "regress invalidate path without length",

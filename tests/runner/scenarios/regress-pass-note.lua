@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- regress-pass-note.lua: a passing run's t:note text is printed in the TAP output (notes were once printed only for failures).
 return {
   name = "regress note of a passing run",

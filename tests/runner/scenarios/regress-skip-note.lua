@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- regress-skip-note.lua: a t:note before t:skip is not the SKIP reason and stays whole in the reports (strtok once cut them).
 return {
   name = "regress skip after a note",

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- uml-big-line.lua: requests and replies of several KiB up to 100 KB get through (lines of 4 KiB once left the UML serial line deaf).
 return {
   name = "large requests get replies",

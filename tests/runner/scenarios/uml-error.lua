@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- uml-error.lua: a Lua error after booting the real kernel: ERROR with file:line.
 return {
   name = "Lua error is ERROR",

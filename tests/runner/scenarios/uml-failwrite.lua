@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- uml-failwrite.lua: proc:failwrite refuses bad arguments by argument; without fault injection it fails before it writes.
 return {
   name = "failwrite: arguments, and a write with or without fail-nth",

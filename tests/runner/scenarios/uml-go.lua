@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- uml-go.lua: on UML, a worker's loop in a t:go task runs while PID 1 invalidates its file; vm.kernel and vm.variant.
 return {
   name = "t:go: a sharer loops while PID 1 invalidates",

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- uml-hang.lua: the guest is busy forever (a loop nobody stops): TIMEOUT, or SIGINT in the cleanup test.
 return {
   name = "hung guest is TIMEOUT",

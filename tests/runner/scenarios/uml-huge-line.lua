@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- uml-huge-line.lua: requests of 1 MB and of almost the 4 MiB line limit, and 1 MiB replies, arrive whole (bytes were once lost past ~640 KiB).
 local MIB = 1048576
 

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- uml-install.lua: vm:install puts a host program into the guest read-only; vm:run and proc:run give it a folder, environment, user and timeout.
 return {
   name = "install and run with options",

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- uml-invalidate-path.lua: vm:invalidate with a path needs a length (once it silently meant zero length, the one case where seed and mainline differ).
 return {
   name = "invalidate by path needs a length",

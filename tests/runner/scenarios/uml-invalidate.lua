@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- uml-invalidate.lua: one invalidation through the trigger, for the --gdb breakpoint test.
 return {
   name = "one invalidate_mmap_range call",

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- uml-lockdep.lua: lockdep is still on after forks and an invalidation (no early report turned it off), so "no lockdep report" means something.
 return {
   name = "lockdep stays on after fork and invalidation",

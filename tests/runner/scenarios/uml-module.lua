@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- uml-module.lua: the GPL test module calls the exported invalidate_mmap_range() at load time (for --gdb tests).
 local ko = os.getenv("UMLBED_GPL_KO")
 

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- uml-not-regular.lua: host-side file I/O never blocks on what the guest or the caller put in a file's place.
 return {
   name = "host file I/O refuses what is not a regular file",

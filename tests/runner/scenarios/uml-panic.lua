@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- uml-panic.lua: the guest kernel panics (sysrq c) in the middle of a scenario: the verdict is CRASHED.
 return {
   name = "guest panic is CRASHED",

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- uml-run-escape.lua: vm:run's timeout bounds a run whose child left the process group (setsid) holding the output.
 return {
   name = "run: the timeout bounds a program with an escaped child",

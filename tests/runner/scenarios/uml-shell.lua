@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- uml-shell.lua: vm:shell stages a static busybox as /bin/sh with its applets, so scripts and popen() work in the guest.
 return {
   name = "a staged shell runs scripts",

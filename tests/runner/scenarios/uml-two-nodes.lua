@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- uml-two-nodes.lua: two UML instances ("cluster nodes") share one folder; node B's write reaches node A's
 -- mapping only after node A invalidates it.
 return {

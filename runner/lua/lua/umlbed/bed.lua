@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- bed.lua: the set-up most scenarios start with: a vm, a file of known contents, a process and its mapping of the file.
 --
 --   local bed = require "umlbed.bed"

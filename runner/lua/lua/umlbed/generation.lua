@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- generation.lua: reads the kernel generation files (uml-kernel/generations/) and a built kernel's variant.info.
 --
 -- The format is uml-kernel/generations/README.md's: a first comment line, then "KEY VALUE" lines (a key alone has

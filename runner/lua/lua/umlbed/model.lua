@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- model.lua: reference model of page states and data for model-based random testing, with its step generator and shrinker.
 --
 -- Pure Lua 5.4, no umlbed calls: scenarios/model-fuzz.lua drives a guest with the steps and

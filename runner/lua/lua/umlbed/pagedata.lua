@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- pagedata.lua: helpers shared by the scenarios: per-page file contents and page-state strings.
 --
 -- A scenario loads it with

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- points.lua: schedule points: park a kernel task at a named place, see it parked, release it (forced interleavings).
 --
 --   local points = require "umlbed.points"

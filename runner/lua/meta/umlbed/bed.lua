@@ -1,4 +1,5 @@
 ---@meta
+-- SPDX-License-Identifier: MIT
 -- bed.lua: LuaLS definitions of umlbed.bed (runner/lua/lua/umlbed/bed.lua): the usual set-up in one call.
 -- luacheck: no unused
 

@@ -1,4 +1,5 @@
 ---@meta
+-- SPDX-License-Identifier: MIT
 -- explore.lua: LuaLS definitions of umlbed.explore (runner/lua/lua/umlbed/explore.lua): the explorer's campaigns, schedules and replays.
 -- luacheck: no unused
 

@@ -1,4 +1,5 @@
 ---@meta
+-- SPDX-License-Identifier: MIT
 -- explore_case.lua: LuaLS definitions of umlbed.explore_case (runner/lua/lua/umlbed/explore_case.lua): the explorer's generated cases.
 -- luacheck: no unused
 

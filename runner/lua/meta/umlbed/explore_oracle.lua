@@ -1,4 +1,5 @@
 ---@meta
+-- SPDX-License-Identifier: MIT
 -- explore_oracle.lua: LuaLS definitions of umlbed.explore_oracle (runner/lua/lua/umlbed/explore_oracle.lua): the explorer's oracle.
 -- luacheck: no unused
 

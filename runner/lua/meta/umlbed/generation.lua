@@ -1,4 +1,5 @@
 ---@meta
+-- SPDX-License-Identifier: MIT
 -- generation.lua: LuaLS definitions of umlbed.generation (runner/lua/lua/umlbed/generation.lua): kernel generation files.
 -- luacheck: no unused
 

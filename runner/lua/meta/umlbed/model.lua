@@ -1,4 +1,5 @@
 ---@meta
+-- SPDX-License-Identifier: MIT
 -- model.lua: LuaLS definitions of umlbed.model (runner/lua/lua/umlbed/model.lua): the reference model of page states.
 -- luacheck: no unused
 

@@ -1,4 +1,5 @@
 ---@meta
+-- SPDX-License-Identifier: MIT
 -- pagedata.lua: LuaLS definitions of umlbed.pagedata (runner/lua/lua/umlbed/pagedata.lua): page contents and states.
 -- luacheck: no unused
 

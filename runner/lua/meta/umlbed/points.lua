@@ -1,4 +1,5 @@
 ---@meta
+-- SPDX-License-Identifier: MIT
 -- points.lua: LuaLS definitions of umlbed.points (runner/lua/lua/umlbed/points.lua): the kernel's schedule points.
 -- luacheck: no unused
 
