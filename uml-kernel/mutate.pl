@@ -73,7 +73,7 @@ use Mutate::Schema qw(schema_file);
 sub help {
     my @l = split /\n/, slurp(abs_path($0));
     shift @l;
-    for (@l) { last unless /^#/; print s/^# ?//r, "\n" }
+    for (@l) { next if /SPDX-License-Identifier/; last unless /^#/; print s/^# ?//r, "\n" }
     exit 0;
 }
 
