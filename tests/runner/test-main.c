@@ -61,11 +61,52 @@ static void fake_forks(unsigned long long id, int want) {
   fake_write(4, reply);
 }
 
+/* The fake's requests held for a release and its processes' exits held for a reap. */
+struct fake_held {
+  char key[16][64];
+  unsigned long long id[16], exiting[16];
+  int nheld, nexiting, exit_code[16];
+};
+
+/* "release KEY": its reply, then each held request of that key answered. */
+static void fake_release(struct fake_held *h, unsigned long long id, const char *key) {
+  char reply[256];
+  snprintf(reply, sizeof reply, "%llu release ok\n", id);
+  fake_write(4, reply);
+  for (int i = 0; i < h->nheld;) {
+    if (strcmp(h->key[i], key)) {
+      i++;
+      continue;
+    }
+    snprintf(reply, sizeof reply, "%llu hold ok %s\n", h->id[i], h->key[i]);
+    fake_write(4, reply);
+    h->id[i] = h->id[h->nheld - 1];
+    memcpy(h->key[i], h->key[h->nheld - 1], sizeof h->key[0]);
+    h->nheld--;
+  }
+}
+
+/* "reap PID": its reply and a stray exit, then the held exits of that process. */
+static void fake_reap(struct fake_held *h, unsigned long long id, unsigned long long who) {
+  char reply[256];
+  snprintf(reply, sizeof reply, "%llu reap ok\n0 exited ok 99999 signal:9\n", id);
+  fake_write(4, reply);
+  for (int i = 0; i < h->nexiting;) {
+    if (h->exiting[i] != who) {
+      i++;
+      continue;
+    }
+    snprintf(reply, sizeof reply, "0 exited ok %llu exit:%d\n", who, h->exit_code[i]);
+    fake_write(4, reply);
+    h->exiting[i] = h->exiting[h->nexiting - 1];
+    h->exit_code[i] = h->exit_code[--h->nexiting];
+  }
+}
+
 static int fake_uml(const char *mode) {
   char line[65536], reply[70000], deferred[70000] = "";
-  char held_key[16][64];
-  unsigned long long held_id[16], exiting[16], next_pid = 100;
-  int nheld = 0, nexiting = 0, exit_code[16];
+  static struct fake_held held;
+  unsigned long long next_pid = 100;
   size_t len = 0;
   fake_write(1, "Linux version 6.1.0-fake (umlbed-test)\n");
   if (!strcmp(mode, "noready")) {
@@ -108,23 +149,11 @@ static int fake_uml(const char *mode) {
         fake_write(4, reply);
       } else if (!strcmp(verb, "hang")) {
         /* No reply, ever. */
-      } else if (!strcmp(verb, "hold") && nheld < 16) {
-        held_id[nheld] = id;
-        snprintf(held_key[nheld++], sizeof held_key[0], "%s", k > 3 ? args : "-");
+      } else if (!strcmp(verb, "hold") && held.nheld < 16) {
+        held.id[held.nheld] = id;
+        snprintf(held.key[held.nheld++], sizeof held.key[0], "%s", k > 3 ? args : "-");
       } else if (!strcmp(verb, "release")) {
-        snprintf(reply, sizeof reply, "%llu release ok\n", id);
-        fake_write(4, reply);
-        for (int i = 0; i < nheld;) {
-          if (strcmp(held_key[i], k > 3 ? args : "-")) {
-            i++;
-            continue;
-          }
-          snprintf(reply, sizeof reply, "%llu hold ok %s\n", held_id[i], held_key[i]);
-          fake_write(4, reply);
-          held_id[i] = held_id[nheld - 1];
-          memcpy(held_key[i], held_key[nheld - 1], sizeof held_key[0]);
-          nheld--;
-        }
+        fake_release(&held, id, k > 3 ? args : "-");
       } else if (!strcmp(verb, "spawn")) {
         snprintf(reply, sizeof reply, "%llu spawn ok %llu\n", id, next_pid++);
         fake_write(4, reply);
@@ -135,24 +164,12 @@ static int fake_uml(const char *mode) {
         if (code == 0) {
           snprintf(reply, sizeof reply, "0 exited ok %llu exit:0\n", pid);
           fake_write(4, reply);
-        } else if (nexiting < 16) {
-          exiting[nexiting] = pid;
-          exit_code[nexiting++] = code;
+        } else if (held.nexiting < 16) {
+          held.exiting[held.nexiting] = pid;
+          held.exit_code[held.nexiting++] = code;
         }
       } else if (!strcmp(verb, "reap")) {
-        unsigned long long who = strtoull(args, NULL, 10);
-        snprintf(reply, sizeof reply, "%llu reap ok\n0 exited ok 99999 signal:9\n", id);
-        fake_write(4, reply);
-        for (int i = 0; i < nexiting;) {
-          if (exiting[i] != who) {
-            i++;
-            continue;
-          }
-          snprintf(reply, sizeof reply, "0 exited ok %llu exit:%d\n", who, exit_code[i]);
-          fake_write(4, reply);
-          exiting[i] = exiting[nexiting - 1];
-          exit_code[i] = exit_code[--nexiting];
-        }
+        fake_reap(&held, id, strtoull(args, NULL, 10));
       } else if (!strcmp(verb, "forks")) {
         fake_forks(id, atoi(args));
       } else if (!strcmp(verb, "defer")) {
