@@ -68,6 +68,12 @@ function explore.orders_without_change(n, floor) end
 ---@return string[] schedules the schedules
 function explore.preemptions(n, k) end
 
+---One preemption at the first step of each point (kind, lock, call site) of a run without change; repeats once.
+---@param prios integer[] the run's initial priorities
+---@param trace string|nil the run's trace, a step a line ("STEP TASK KIND WHAT SITE")
+---@return string[] schedules the schedules
+function explore.preemptions_at_points(prios, trace) end
+
 ---A PCT schedule of depth d for n tasks and about k steps.
 ---@param r umlbed.explore_case.rng the generator
 ---@param n integer the tasks
