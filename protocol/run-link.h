@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* link.h: the run link's message table: what the runner, its run processes and its describing processes say. */
+/* run-link.h: the run link's message table: what the runner, its run processes and its describing processes say. */
 #ifndef UMB_LINK_H
 #define UMB_LINK_H
 

@@ -12,7 +12,7 @@
  * result record, and exits 0 (2 on a bad start; the runner then reports the run as one without a verdict). */
 int umb_runchild_main(int argc, char **argv);
 /* umlbed __describe RUNNER_PID: reads a configuration record naming a scenario file, describes it (its name and
- * runs) inside the same walls as a run process's but writing nowhere, and sends the desc record (protocol/link.h);
+ * runs) inside the same walls as a run process's but writing nowhere, and sends the desc record (protocol/run-link.h);
  * exits 0 (2 on a bad start). */
 int umb_describe_main(int argc, char **argv);
 

@@ -27,7 +27,7 @@ typedef struct umb_runproc umb_runproc;
  * memory; a process that cannot be started is a run with verdict ERROR (done_cb still comes). */
 umb_runproc *umb_runproc_start(uv_loop_t *loop, const umb_host_config *hcfg, job *j,
                                void (*done_cb)(umb_runproc *p, void *data), void *data);
-/* The configuration record (protocol/link.h's cfg) a run process (or, without name and dir, a describing
+/* The configuration record (protocol/run-link.h's cfg) a run process (or, without name and dir, a describing
  * process) starts from: hcfg, the file, the run's name and combination, its folder. 0 or -ENOMEM. */
 int umb_runproc_config(umb_buf *b, const umb_host_config *hcfg, const char *file, const char *name, int combo,
                        const char *dir);

@@ -15,7 +15,7 @@
 
 #include "run.h"
 
-/* The table of protocol/link.h, as rows. */
+/* The table of protocol/run-link.h, as rows. */
 typedef struct link_row {
   const char *word;
   int dir, field;

@@ -9,7 +9,7 @@
  * Each scenario run is a process of its own (a "run process"), started and watched by the runner (its
  * supervisor), so that nothing a scenario's code does in C can stop the runner from enforcing a deadline or a
  * signal: the supervisor can always kill the run process and clean up after it. The link between them is a socket;
- * its messages are the table of protocol/link.h (docs/protocol.md, "The run link"), and umb_link_parse() is the
+ * its messages are the table of protocol/run-link.h (docs/protocol.md, "The run link"), and umb_link_parse() is the
  * one reader of every line on it, on both sides. The core sends its facts as they arise: an instance's process
  * group (G+ / G-), a CPU asked for and given back (cpu? / cpu-), the run's bound, its verdict once decided
  * (finishing), the kernel's delay-loop calibration (lpj).
@@ -18,7 +18,7 @@
  * from this process's own table and the lines go nowhere.
  */
 
-#include "link.h"
+#include "run-link.h"
 #include "umb_proto.h"
 
 /* One line of the link, parsed: its message (UMB_LM_*), and its field by kind: i (UMB_LF_INT, and the verdict's

@@ -329,7 +329,7 @@ static void test_errnames(void) {
 }
 
 /* docs/protocol.md's verb table (its "## Verbs" section) has a row for every verb of the table (protocol/verbs.h),
- * and no other; its run link's table (its "## The run link" section) a row for every message of protocol/link.h. */
+ * and no other; its run link's table (its "## The run link" section) a row for every message of protocol/run-link.h. */
 static void check_verbs_documented(void) {
   char path[4200], line[1024];
   snprintf(path, sizeof path, "%s/../../docs/protocol.md", datadir);
