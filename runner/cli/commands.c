@@ -112,8 +112,8 @@ static const char *usage_options =
     "UMLBED_TIMEOUT_SCALE (multiplies the default and each scenario's own timeout, not --timeout);\n"
     "UMLBED_JOBS_VERBOSE (-j auto prints its decisions); UMLBED_JOBS_CACHE (where -j auto\n"
     "keeps what it measured, default BUILD/jobs-auto.cache; empty: nowhere); UMLBED_LPJ_CACHE\n"
-    "(the kernel's delay-loop calibration on this host, passed to later boots as lpj=;\n"
-    "default BUILD/lpj.cache; empty: this run only)\n"
+    "(the kernel's delay-loop calibration on this host, passed to later boots as lpj=, and\n"
+    "its release; default BUILD/lpj.cache; empty: this run only)\n"
     "\n"
     "exit status: 0 all scenarios ok or skipped, 1 some failed, 2 usage or setup error,\n"
     "128 + the signal when stopped by one (130 SIGINT, 143 SIGTERM, 129 SIGHUP).\n";

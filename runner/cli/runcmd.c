@@ -107,8 +107,8 @@ static int kernel_release(const char *kernel, char *out, size_t size) {
  * jobs-auto.cache in the cache folder (BUILD in a build tree). */
 static char jobs_cache[PATH_MAX];
 
-/* Where the kernel's delay-loop calibration on this host is kept: $UMLBED_LPJ_CACHE ("" keeps it for this run
- * only), else lpj.cache in the cache folder (BUILD in a build tree; core/lpj.h). */
+/* Where the kernel's delay-loop calibration on this host and its release are kept: $UMLBED_LPJ_CACHE ("" keeps
+ * them for this run only), else lpj.cache in the cache folder (BUILD in a build tree; core/lpj.h). */
 static char lpj_cache[PATH_MAX];
 static umb_lpj lpj;
 
@@ -262,9 +262,14 @@ static int check_engine(umb_cli_args *a) {
       fprintf(stderr, "umlbed: kernel %s: %s (use --kernel, --variant or $UMLBED_KERNEL)\n", a->kernel, strerror(err));
     return -1;
   }
-  if (kernel_release(a->kernel, a->release, sizeof a->release)) {
-    fprintf(stderr, "umlbed: kernel %s: not a UML kernel (its --version did not print a release)\n", a->kernel);
-    return -1;
+  /* The release of a build already asked is in the cache file of its delay-loop calibration: one exec less. */
+  if (umb_cache_file(lpj_cache, sizeof lpj_cache, a->bdir, "UMLBED_LPJ_CACHE", "lpj.cache")) lpj_cache[0] = '\0';
+  if (umb_release_load(lpj_cache, a->kernel, a->release, sizeof a->release)) {
+    if (kernel_release(a->kernel, a->release, sizeof a->release)) {
+      fprintf(stderr, "umlbed: kernel %s: not a UML kernel (its --version did not print a release)\n", a->kernel);
+      return -1;
+    }
+    umb_release_save(lpj_cache, a->kernel, a->release);
   }
   if (access(a->agent, R_OK)) {
     fprintf(stderr, "umlbed: agent %s: %s (use --agent or $UMLBED_AGENT)\n", a->agent, strerror(errno));
@@ -298,9 +303,7 @@ static int check_engine(umb_cli_args *a) {
 
 /* The host side of the runs: caches, TMPDIR, the reaper, gdb. */
 static int prepare_host(umb_cli_args *a) {
-  if (umb_cache_file(lpj_cache, sizeof lpj_cache, a->bdir, "UMLBED_LPJ_CACHE", "lpj.cache") == 0 &&
-      umb_lpj_load(&lpj, lpj_cache, g.cfg.kernel) == 0)
-    g.cfg.lpj = &lpj;
+  if (lpj_cache[0] && umb_lpj_load(&lpj, lpj_cache, g.cfg.kernel) == 0) g.cfg.lpj = &lpj;
   const char *tmp = getenv("TMPDIR");
   g.cfg.tmpbase = tmp && *tmp ? tmp : "/tmp";
   struct stat tst;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* lpj.h: the delay-loop calibration a kernel made on this host, learnt from one boot and passed to the next as lpj=. */
+/* lpj.h: what a kernel build showed on this host (its delay-loop calibration, its release), kept for the next run. */
 #ifndef UMLBED_LPJ_H
 #define UMLBED_LPJ_H
 
@@ -26,5 +26,14 @@ unsigned long umb_lpj_parse(const char *text, size_t len);
 /* Writes l->value for l->key into the cache file, keeping the other keys' lines (at most 64); 0 or -errno. A value
  * outside UMB_LPJ_MIN..UMB_LPJ_MAX is not written (-ERANGE). */
 int umb_lpj_save(const umb_lpj *l, const char *cache);
+
+/* The longest release a cache line holds ("6.12.57-rc1+" and the like). */
+#define UMB_RELEASE_MAX 64
+
+/* The release kernel (a path) answered --version with, as the cache file keeps it for this very build (its path,
+ * size, inode and times): 0 and release filled, or -ENOENT when the cache has none (or cache is NULL or empty). */
+int umb_release_load(const char *cache, const char *kernel, char *release, size_t size);
+/* Keeps release for kernel's build in the cache file; 0 or -errno (nothing is written for a NULL or empty cache). */
+int umb_release_save(const char *cache, const char *kernel, const char *release);
 
 #endif
