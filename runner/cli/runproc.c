@@ -155,11 +155,12 @@ static void settle(umb_runproc *p) {
   add_diag(j, msg);
 }
 
-/* Off the loop: whatever still works in the run's folder is killed, then the folder is kept (marked) or emptied
- * and removed, all through its descriptor: nothing the run wrote there is followed or opened. */
+/* Off the loop: whatever still works in the run's folder is killed (looked for below the runner, a subreaper),
+ * then the folder is kept (marked) or emptied and removed, all through its descriptor: nothing the run wrote there
+ * is followed or opened. */
 static void sweep_work(uv_work_t *w) {
   umb_runproc *p = w->data;
-  umb_sweep_dir(p->dir, getpgrp());
+  umb_sweep_below(p->dir, getpgrp());
   if (p->keep) {
     umb_mark_kept(p->dirfd);
   } else {

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -88,6 +89,20 @@ int umb_reaper_group_in(pid_t pgid, const char *const *dirs, int ndirs) {
   return 0;
 }
 
+/* SIGKILLs pid when its working directory is inside dir (and its group, unless that is the runner's); 1 if so. */
+static int kill_if_inside(long pid, const char *dir, pid_t runner_pgid) {
+  char link[64], cwd[PATH_MAX];
+  snprintf(link, sizeof link, "/proc/%ld/cwd", pid);
+  ssize_t n = readlink(link, cwd, sizeof cwd - 1);
+  if (n <= 0) return 0;
+  cwd[n] = '\0';
+  if (!inside(cwd, dir)) return 0;
+  pid_t pgid = getpgid((pid_t)pid);
+  if (pgid > 1 && pgid != runner_pgid && pgid != getpgrp()) kill(-pgid, SIGKILL);
+  kill((pid_t)pid, SIGKILL);
+  return 1;
+}
+
 /* SIGKILLs every process whose working directory is inside dir (and its group, unless that is the runner's);
  * returns how many it found. */
 static int kill_inside(const char *dir, pid_t runner_pgid) {
@@ -99,18 +114,60 @@ static int kill_inside(const char *dir, pid_t runner_pgid) {
     char *end;
     long pid = strtol(e->d_name, &end, 10);
     if (*end || pid <= 1 || pid == self) continue;
-    char link[64], cwd[PATH_MAX];
-    snprintf(link, sizeof link, "/proc/%ld/cwd", pid);
-    ssize_t n = readlink(link, cwd, sizeof cwd - 1);
-    if (n <= 0) continue;
-    cwd[n] = '\0';
-    if (!inside(cwd, dir)) continue;
-    found++;
-    pid_t pgid = getpgid((pid_t)pid);
-    if (pgid > 1 && pgid != runner_pgid && pgid != getpgrp()) kill(-pgid, SIGKILL);
-    kill((pid_t)pid, SIGKILL);
+    found += kill_if_inside(pid, dir, runner_pgid);
   }
   closedir(d);
+  return found;
+}
+
+#define SWEEP_MAX_PIDS 4096
+
+/* Appends the children of every thread of pid to list (from /proc/PID/task/TID/children); -1 when the list is
+ * full. A process or thread that ended meanwhile has none. */
+static int children_of(long pid, long *list, int *n) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%ld/task", pid);
+  DIR *d = opendir(path);
+  if (d == NULL) return 0;
+  int rc = 0;
+  for (struct dirent *e; rc == 0 && (e = readdir(d));) {
+    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+    char cpath[96];
+    snprintf(cpath, sizeof cpath, "/proc/%ld/task/%.20s/children", pid, e->d_name);
+    FILE *f = fopen(cpath, "re");
+    for (long c; f && rc == 0 && fscanf(f, "%ld", &c) == 1;) {
+      if (*n == SWEEP_MAX_PIDS)
+        rc = -1;
+      else
+        list[(*n)++] = c;
+    }
+    if (f) fclose(f);
+  }
+  closedir(d);
+  return rc;
+}
+
+/* Like kill_inside, over the caller's descendants alone; -1 when they cannot be listed. */
+static int kill_inside_below(const char *dir, pid_t runner_pgid) {
+  char own[64];
+  int subreaper = 0;
+  snprintf(own, sizeof own, "/proc/%d/task/%d/children", (int)getpid(), (int)getpid());
+  /* Only a subreaper keeps the orphans below it; a kernel without CONFIG_PROC_CHILDREN lists no children. */
+  if (prctl(PR_GET_CHILD_SUBREAPER, &subreaper) || !subreaper || access(own, R_OK)) return -1;
+  long *list = malloc(sizeof *list * SWEEP_MAX_PIDS);
+  int n = 0, found = 0;
+  if (list == NULL || children_of((long)getpid(), list, &n)) {
+    free(list);
+    return -1;
+  }
+  for (int i = 0; i < n; i++) {
+    if (children_of(list[i], list, &n)) {
+      free(list);
+      return -1;
+    }
+    found += kill_if_inside(list[i], dir, runner_pgid);
+  }
+  free(list);
   return found;
 }
 
@@ -236,6 +293,15 @@ void umb_sweep_dir(const char *dir, pid_t spare_pgid) {
    * zombie, and one forked meanwhile is found next time). Bounded by rounds, not by time. */
   for (int round = 0; round < 10000 && kill_inside(dir, spare_pgid) > 0; round++) {
   }
+}
+
+void umb_sweep_below(const char *dir, pid_t spare_pgid) {
+  int found;
+  for (int round = 0; round < 10000 && (found = kill_inside_below(dir, spare_pgid)) != 0; round++)
+    if (found < 0) {
+      umb_sweep_dir(dir, spare_pgid);
+      return;
+    }
 }
 
 int umb_reaper_start(const char *tmpbase) {

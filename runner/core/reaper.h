@@ -37,6 +37,9 @@ int umb_reaper_group_in(pid_t pgid, const char *const *dirs, int ndirs);
  * or the caller's, until none is left: what the reaper does for a registered folder, for a supervisor whose run
  * process died. */
 void umb_sweep_dir(const char *dir, pid_t spare_pgid);
+/* The same over the caller's descendants alone when it is a subreaper (every process its runs started is below it,
+ * an orphan included); over the whole of /proc when it is not, or the kernel does not list children. */
+void umb_sweep_below(const char *dir, pid_t spare_pgid);
 
 /* Removes a folder and everything in it through descriptors (tree.c): no symbolic link is followed, nothing is
  * opened that could block (a FIFO), and a folder moved away during the walk ends it rather than lead outside. */
