@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: MIT
-/* describe.c: a scenario file's runs, listed by a walled process (umlbed __describe) the runner kills at the load deadline. */
+/* describe.c: a scenario file's runs, listed by a walled process (__describe's code) the runner kills at the load deadline. */
 #include "describe.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +18,6 @@
 #include "runlink.h"
 #include "runproc.h"
 #include "scenario.h"
-#include "wall.h"
 
 typedef struct desc {
   char *name, *err;
@@ -60,25 +58,31 @@ static double now_s(void) {
   return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-/* Starts umlbed __describe with the runner's stderr and the link as descriptor 3, nothing else (its input and
- * output are /dev/null: not the runner's TAP stream), and sends it its configuration. */
+/* Forks the describing process (umlbed __describe's code, without its exec: the runner has no thread and no Lua
+ * state yet, and an exec of a fresh image cost more than the description itself) with the runner's stderr and the
+ * link as descriptor 3, nothing else (its input and output are /dev/null: not the runner's TAP stream); its walls
+ * go up as __describe's do, before the file's first line runs. Then sends it its configuration. */
 static int spawn_describer(const int link[2], const umb_host_config *hc, const char *file, pid_t *pid) {
-  const char *exe = umb_wall_self();
-  if (exe == NULL) return -ENOENT;
   char runner[24];
   snprintf(runner, sizeof runner, "%d", (int)getpid());
-  char *args[] = {(char *)exe, "__describe", runner, NULL};
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_adddup2(&fa, link[1], UMB_RUN_LINK_FD);
-  extern char **environ;
-  int rc = posix_spawn(pid, exe, &fa, NULL, args, environ);
-  posix_spawn_file_actions_destroy(&fa);
-  if (rc) return -rc;
+  fflush(NULL);
+  *pid = fork();
+  if (*pid < 0) return -errno;
+  if (*pid == 0) {
+    /* Above the standard descriptors first: the runner may have been started with one of them closed. */
+    int l = fcntl(link[1], F_DUPFD, UMB_RUN_LINK_FD + 1), null = open("/dev/null", O_RDWR);
+    if (l < 0 || null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(l, UMB_RUN_LINK_FD) < 0) _exit(2);
+    struct sigaction sa = {.sa_handler = SIG_DFL};
+    sigemptyset(&sa.sa_mask);
+    for (int s = 1; s < NSIG; s++) sigaction(s, &sa, NULL);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    char *args[] = {"umlbed", "__describe", runner, NULL};
+    _exit(umb_describe_main(3, args));
+  }
   umb_buf b = {0};
-  rc = umb_runproc_config(&b, hc, file, NULL, 0, NULL);
+  int rc = umb_runproc_config(&b, hc, file, NULL, 0, NULL);
   for (size_t off = 0; rc == 0 && off < b.len;) {
     ssize_t w = write(link[0], b.data + off, b.len - off);
     if (w < 0 && errno == EINTR) continue;
