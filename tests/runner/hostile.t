@@ -43,6 +43,18 @@ check "A: error object whose __tostring loops: ERROR or TIMEOUT, and the runner 
 ended || show
 clean
 
+# ---- A process the run started in a session of its own, working in the run's folder, does not outlive the run
+# (the runner, a subreaper, finds it below itself). ----
+rm -f "$T/escapee.pid"
+ESCAPEE_PID=$T/escapee.pid grun run "${F[@]}" --unsafe-lua "$SCEN/hostile-escapee.lua"
+esc=$(cat "$T/escapee.pid" 2>/dev/null)
+check "escapee: it ran, alive in a session of its own (pid ${esc:-none})" verdict_is "hostile escapee" ok
+# A killed process the runner did not reap is a zombie until init takes it: that is not alive.
+alive() { [ -n "$1" ] && [ -e "/proc/$1" ] && [ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" != Z ]; }
+check "escapee: it did not outlive the run" not alive "$esc"
+alive "$esc" && kill -9 "$esc"
+clean
+
 # ---- B. The sandbox: what escapes it is nil, binary chunks are refused, --unsafe-lua turns it off. ----
 grun run "${F[@]}" "$SCEN/hostile-exit.lua"
 check "B: os.exit(0): the run has its verdict (the runner went on): ERROR" verdict_is "hostile os.exit" ERROR

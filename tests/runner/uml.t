@@ -252,13 +252,15 @@ rm -rf "$TMPDIR"/umlbed-*
 printf '%s\n' 'return { name = "boot", run = function(t) assert(t:vm()) end }' >"$T/boot.lua"
 export UMLBED_LPJ_CACHE="$T/lpj.cache"
 run run --time-travel "$T/boot.lua"
-check "lpj: a time-travel boot teaches nothing" not test -s "$T/lpj.cache"
+# The same file keeps the kernel's release under its own key (":release:"); the calibration's lines are the others.
+lpj_lines() { grep -v ':release:' "$T/lpj.cache" 2>/dev/null; }
+check "lpj: a time-travel boot teaches nothing" not lpj_lines
 run run "$T/boot.lua"
-check "lpj: the first boot's calibration is cached" grep -qE ':[^ ]+ [1-9][0-9]*$' "$T/lpj.cache"
+check "lpj: the first boot's calibration is cached" eval 'lpj_lines | grep -qE ":[^ ]+ [1-9][0-9]*$"'
 run run --keep "$T/boot.lua"
 kept=$(field boot kept)
 check "lpj: the next boot skips calibrating" grep -q 'Calibrating delay loop (skipped) preset value' "$kept/vm0/console.log"
-check "lpj: ... with the cached value" grep -q "lpj=$(awk '{ print $NF }' "$T/lpj.cache")" "$kept/vm0/console.log"
+check "lpj: ... with the cached value" grep -q "lpj=$(lpj_lines | awk '{ print $NF }')" "$kept/vm0/console.log"
 # The guest's memory is its mem= (64M: 65536K) and no more, on every boot: UML adds the gap between its image and a
 # randomised heap to it, which the wall turns off. The kernel's own "Memory:" line says the total.
 mem_total() { sed -n 's|^\[ *[0-9.]*\] Memory: [0-9]*K/\([0-9]*\)K available.*|\1|p' "$1/vm0/console.log"; }
@@ -280,6 +282,21 @@ else
   skip "memory file: this host allows no user namespace, where the instance's tmpfs would be mounted"
 fi
 [ -n "$kept" ] && rm -rf "$kept"
+# The release --version gave is asked once per build: a planted answer under the build's key is what the next run
+# believes (the probe), and the same file touched is another build, asked again.
+cp "$KERNEL" "$T/linux-copy"
+run run --kernel "$T/linux-copy" --agent "$AGENT" --json "$T/rel.json" "$T/boot.lua"
+release=$(jq -r .release "$T/rel.json")
+check "release: kept under the build's key ($release)" grep -q "^$T/linux-copy:.*:release:.* $release\$" "$T/lpj.cache"
+sed -i "s|^\($T/linux-copy:.*:release:[^ ]*\) .*|\1 9.9.99|" "$T/lpj.cache"
+run run --kernel "$T/linux-copy" --agent "$AGENT" --json "$T/rel.json" "$T/boot.lua"
+check "release: the next run takes it from the cache (planted 9.9.99, got $(jq -r .release "$T/rel.json"))" \
+  jq -e '.release == "9.9.99" and .generation == "9.9"' "$T/rel.json"
+touch "$T/linux-copy"
+run run --kernel "$T/linux-copy" --agent "$AGENT" --json "$T/rel.json" "$T/boot.lua"
+check "release: a build touched since is asked again (got $(jq -r .release "$T/rel.json"))" \
+  jq -e --arg r "$release" '.release == $r' "$T/rel.json"
+rm -f "$T/linux-copy"
 unset UMLBED_LPJ_CACHE
 
 # The signal checks above saw this probe find a live UML: it works in its run folder.
