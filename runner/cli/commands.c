@@ -31,7 +31,7 @@ static const umb_command commands[] = {
     {"bench", umb_bench_main, "bench [--out DIR] [options] [FILE|DIR]...   (umlbed bench --help)"},
     {"explore", umb_explore_main,
      "explore [--seed S] [--cases N|--seconds S] [--case N --schedule SCHED] [options]   (umlbed explore --help)"},
-    {"merge", umb_merge_main, "merge [--json FILE] [--junit FILE] SHARD.json..."},
+    {"merge", umb_merge_main, "merge [--json FILE] [--junit FILE] [--subtest NAME] SHARD.json... | REPORT.json"},
     {"boot", umb_boot_main, "boot --root DIR --dir DIR [--kernel PATH] ...   (umlbed boot --help)"},
     {"mutate", umb_mutate_main,
      "mutate list|run|report [--gen GEN] [--all] [--diff REV] [--shard K/N] ...   (docs/mutate.md)"},

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
-/* merge.c: umlbed merge: shard reports joined in full-list order, every run checked to have run exactly once. */
+/* merge.c: umlbed merge: shard reports joined in full-list order, every run checked to have run exactly once; one whole run's report printed again. */
 #include "merge.h"
 #include "output.h"
 #include "path.h"
+#include "report.h"
 #include "shard.h"
 
 #include <jansson.h>
@@ -10,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *merge_usage = "usage: umlbed merge [--json FILE] [--junit FILE] SHARD.json...\n";
+static const char *merge_usage =
+    "usage: umlbed merge [--json FILE] [--junit FILE] [--subtest NAME] SHARD.json... | REPORT.json\n";
 
 static char *dup_or_null(json_t *v) { return json_is_string(v) ? strdup(json_string_value(v)) : NULL; }
 
@@ -30,12 +32,12 @@ static const char *pack_name(json_t *p) {
 }
 
 /* A failed fuzz run names its seed: say how to replay it alone. */
-static void replay_hint(const job *j) {
+static void replay_hint(const job *j, const char *in) {
   const char *s = strstr(j->name, "seed=");
   if (s == NULL) return;
   unsigned long long seed = strtoull(s + 5, NULL, 10);
   const char *st = strstr(j->name, "steps=");
-  printf("# replay: umlbed run --timeout 0 --param seed=%llu", seed);
+  printf("%s# replay: umlbed run --timeout 0 --param seed=%llu", in, seed);
   if (st) printf(" --param steps=%llu", strtoull(st + 6, NULL, 10));
   printf(" %s\n", j->file);
 }
@@ -45,12 +47,36 @@ typedef struct merge {
   char **paths; /* The report files. */
   int nrep;
   json_t **reps;
-  json_t *all; /* The full list (every report's all_runs, equal). */
+  json_t *all; /* The full list (every report's all_runs, equal; a whole run's own results). */
+  int own_all; /* all was made here, from a whole run's results. */
   int nall;
-  char **keys; /* Borrowed from all. */
-  job *jobs;   /* Placed in full-list order. */
+  const char *indent, *subtest; /* --subtest NAME: the TAP as a subtest of an outer stream, indented. */
+  char **keys;                  /* Borrowed from all. */
+  job *jobs;                    /* Placed in full-list order. */
   int *seen;
 } merge;
+
+/* The list of a whole run's report: the key of each of its results, in its order; 0, or 2 after a message. */
+static int whole_run_list(merge *m, int r) {
+  json_t *list = json_array();
+  size_t x;
+  json_t *res;
+  m->all = list;
+  m->own_all = 1;
+  if (list == NULL) return 2;
+  json_array_foreach(json_object_get(m->reps[r], "results"), x, res) {
+    const char *file = json_string_value(json_object_get(res, "file"));
+    const char *name = json_string_value(json_object_get(res, "name"));
+    char *key = file && name ? umb_shard_key(file, name) : NULL;
+    if (key == NULL || json_array_append_new(list, json_string(key))) {
+      fprintf(stderr, "umlbed merge: %s: result %zu has no file or name\n", m->paths[r], x + 1);
+      free(key);
+      return 2;
+    }
+    free(key);
+  }
+  return 0;
+}
 
 /* Loads every report and checks they are shards of one list from one build, each shard once: 0, 1 when a shard
  * is given twice (its runs are then named as doubled), or 2 when the reports cannot be merged at all. */
@@ -73,6 +99,12 @@ static int load_reports(merge *m) {
     json_t *a = m->reps[r] ? json_object_get(m->reps[r], "all_runs") : NULL;
     json_t *sh = m->reps[r] ? json_object_get(m->reps[r], "shard") : NULL;
     json_int_t k = json_integer_value(json_object_get(sh, "k")), n = json_integer_value(json_object_get(sh, "n"));
+    if (m->reps[r] && a == NULL && sh == NULL && m->nrep == 1 &&
+        json_is_array(json_object_get(m->reps[r], "results"))) {
+      /* One whole run's report: its own results are the list, each run in it once. */
+      status = whole_run_list(m, r);
+      break;
+    }
     if (!json_is_array(a) || !json_is_object(sh) || !json_is_array(json_object_get(m->reps[r], "results"))) {
       fprintf(stderr, "umlbed merge: %s: %s\n", m->paths[r],
               m->reps[r] ? "not the JSON report of a sharded run (umlbed run --shard K/N --json FILE)" : je.text);
@@ -132,6 +164,8 @@ static int place_result(merge *m, int r, json_t *res) {
     j->done = 1;
     j->seconds = json_number_value(json_object_get(res, "seconds"));
     j->diag = dup_or_null(json_object_get(res, "diag"));
+    /* A SKIP's reason is the first line of its diagnostics, as the run printed it. */
+    if (j->verdict == UMB_SKIP && j->diag) j->reason = strdup(j->diag);
     j->prints = dup_or_null(json_object_get(res, "print"));
     j->dir = dup_or_null(json_object_get(res, "kept"));
     json_t *b;
@@ -176,19 +210,29 @@ static int place_results(merge *m) {
 /* The merged report: TAP in full-list order, and JSON and JUnit as one unsharded run writes them; 0, 1 or 2. */
 static int write_merged(merge *m, const char *json_out, const char *junit_out) {
   int status = 0;
-  printf("TAP version 13\n1..%d\n", m->nall);
+  const char *in = m->indent;
+  printf("%sTAP version 13\n", in);
+  if (m->subtest) {
+    printf("%s# Subtest: ", in);
+    umb_tap_escape(stdout, m->subtest);
+    printf("\n");
+  }
+  printf("%s1..%d\n", in, m->nall);
   umb_config cfg = {0};
   cfg.kernel = json_string_value(json_object_get(m->reps[0], "kernel"));
   cfg.variant = json_string_value(json_object_get(m->reps[0], "variant"));
   cfg.release = json_string_value(json_object_get(m->reps[0], "release"));
   cfg.generation = json_string_value(json_object_get(m->reps[0], "generation"));
-  printf("# kernel %s (generation %s, variant %s)\n", cfg.release ? cfg.release : "?",
+  printf("%s# kernel %s (generation %s, variant %s)\n", in, cfg.release ? cfg.release : "?",
          cfg.generation ? cfg.generation : "?", cfg.variant ? cfg.variant : "-");
-  printf("# merged %d shard report(s): every one of %d runs ran exactly once\n", m->nrep, m->nall);
+  if (m->own_all)
+    printf("%s# printed again from %s: %d runs\n", in, m->paths[0], m->nall);
+  else
+    printf("%s# merged %d shard report(s): every one of %d runs ran exactly once\n", in, m->nrep, m->nall);
   for (int i = 0; i < m->nall; i++) {
-    umb_out_tap(stdout, &m->jobs[i], i + 1);
+    umb_out_tap_indent(stdout, &m->jobs[i], i + 1, in);
     if (m->jobs[i].done && m->jobs[i].verdict != UMB_OK && m->jobs[i].verdict != UMB_SKIP) {
-      replay_hint(&m->jobs[i]);
+      replay_hint(&m->jobs[i], in);
       status = 1;
     }
   }
@@ -210,36 +254,40 @@ static void merge_free(merge *m) {
     free(m->jobs[i].file);
     free(m->jobs[i].name);
     free(m->jobs[i].diag);
+    free(m->jobs[i].reason);
     free(m->jobs[i].prints);
     free(m->jobs[i].dir);
   }
   free(m->jobs);
   free(m->keys);
   free(m->seen);
+  if (m->own_all) json_decref(m->all);
   for (int r = 0; m->reps && r < m->nrep; r++) json_decref(m->reps[r]);
   free(m->reps);
 }
 
 int umb_merge_main(int argc, char **argv) {
-  const char *json_out = NULL, *junit_out = NULL;
+  const char *json_out = NULL, *junit_out = NULL, *subtest = NULL;
   int first = 2;
   for (; first < argc && argv[first][0] == '-'; first++) {
     if (!strcmp(argv[first], "--json") && first + 1 < argc) {
       json_out = argv[++first];
     } else if (!strcmp(argv[first], "--junit") && first + 1 < argc) {
       junit_out = argv[++first];
+    } else if (!strcmp(argv[first], "--subtest") && first + 1 < argc) {
+      subtest = argv[++first];
     } else {
       int help = !strcmp(argv[first], "-h") || !strcmp(argv[first], "--help");
       fputs(merge_usage, help ? stdout : stderr);
       return help ? 0 : 2;
     }
   }
-  if (first == argc) {
+  if (first >= argc) {
     fputs(merge_usage, stderr);
     return 2;
   }
-  merge m = {.paths = argv + first, .nrep = argc - first};
-  m.reps = calloc((size_t)m.nrep, sizeof *m.reps);
+  merge m = {.paths = argv + first, .nrep = argc - first, .indent = subtest ? "    " : "", .subtest = subtest};
+  m.reps = m.nrep > 0 ? calloc((size_t)m.nrep, sizeof *m.reps) : NULL;
   int status = m.reps ? load_reports(&m) : 2;
   if (status < 2) status = place_results(&m) || status ? 2 : 0;
   if (status == 0) status = write_merged(&m, json_out, junit_out);

@@ -91,6 +91,7 @@ F=(--fake-uml --kernel "$UMLBED_TEST" --agent "$UMLBED_TEST")
 S=("$SCEN/fake-ok.lua" "$SCEN/fake-matrix.lua" "$SCEN/fake-fail.lua")
 run run "${F[@]}" --json "$T/whole.json" "${S[@]}"
 whole=$rc
+cp "$T/out" "$T/whole.tap"
 for K in 1 2 3; do
   run run "${F[@]}" --shard "$K/3" --json "$T/sh$K.json" "${S[@]}"
 done
@@ -120,8 +121,21 @@ check "... naming the doubled runs" grep -q '^umlbed merge: run doubled (in more
 run run "${F[@]}" --shard 1/2 --json "$T/other.json" "${S[@]}"
 "$UMLBED" merge "$T/sh1.json" "$T/other.json" >/dev/null 2>"$T/err"
 check "merge of shards of different lists (N=3 and N=2): exit 2" [ $? = 2 ]
-"$UMLBED" merge "$T/whole.json" >/dev/null 2>"$T/err"
-check "merge of an unsharded report: exit 2, saying what it wants" grep -q 'not the JSON report of a sharded run' "$T/err"
+# One whole run's report is printed again as its run printed it: the same result lines (in the plan's order, where
+# the run printed them as they ended), names escaped by the same code, and the same exit status; as a subtest,
+# indented under its name.
+results() { grep -E '^ *(not )?ok [0-9]+ ' "$1" | sed -E 's/^ *(not ok|ok) [0-9]+ /\1 /' | sort; }
+"$UMLBED" merge "$T/whole.json" >"$T/again.tap" 2>"$T/err"
+mrc=$?
+check "merge of one whole run's report: its run's exit status ($whole, got $mrc)" [ "$mrc" = "$whole" ]
+check "... its 6 result lines, as the run printed them" \
+  eval '[ "$(results "$T/whole.tap" | wc -l)" = 6 ] && [ "$(results "$T/whole.tap")" = "$(results "$T/again.tap")" ]'
+"$UMLBED" merge --subtest 'whole #1' "$T/whole.json" >"$T/sub.tap" 2>"$T/err"
+check "... as a subtest: headed with its escaped name and indented" \
+  eval 'grep -qx "    # Subtest: whole \\\\#1" "$T/sub.tap" && [ "$(grep -c "^    " "$T/sub.tap")" = "$(wc -l <"$T/sub.tap")" ]'
+"$UMLBED" merge "$T/whole.json" "$T/sh1.json" >/dev/null 2>"$T/err"
+check "merge of a whole run's report beside a shard's: exit 2, saying what it wants" \
+  grep -q 'not the JSON report of a sharded run' "$T/err"
 # A verdict merge does not know, or none, is an error naming the shard and the run, never a pass.
 for v in '"failed"' '"XFAIL"' 1 null -; do
   perl -MJSON::PP -e 'local $/; open my $h, "<", $ARGV[0] or die; my $d = decode_json(<$h>);
