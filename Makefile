@@ -117,14 +117,11 @@ check: guest runner
 # bisect builds, every KASAN kernel. HACKING.md says when to run it.
 .PHONY: check-slow
 check-slow: guest runner
-	@while read -r f key gens _; do \
-		case $$f in tests/*.t) ;; *) continue ;; esac; \
-		case $$gens in all) gs="$(GENERATIONS)" ;; *) gs=$(DEFAULT_GEN) ;; esac; \
-		for g in $$gs; do $(MAKE) -s kernel modules GEN=$$g VARIANT=$$($(generation) get $$g $$key) || exit 1; done; \
-	done <tests/outside-check
+	@kernels=$$(scripts/outside-check.sh kernels) && scripts/outside-check.sh files >/dev/null || exit 1; \
+	echo "$$kernels" | while read -r g v; do $(MAKE) -s kernel modules GEN=$$g VARIANT=$$v || exit 1; done
 	@rm -rf $(BUILD)/check-slow-logs
 	UMLBED_BUILD=$(BUILD) UMLBED_CHECK_LOGS=$(BUILD)/check-slow-logs prove --directives --exec $(CURDIR)/scripts/check-log.pl \
-		$$(sed -n 's/^\(tests\/[^[:space:]]*\.t\)[[:space:]].*/\1/p' tests/outside-check) || \
+		$$(scripts/outside-check.sh files) || \
 		{ scripts/check-log.pl --summary $(BUILD)/check-slow-logs; exit 1; }
 
 # The mutation run on a one-node Slurm cluster that tests/mutate/slurm.t starts itself from Debian's packages (munge,

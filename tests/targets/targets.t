@@ -44,24 +44,28 @@ while read -r what where why; do
 	check "row $what: says what runs ($(wc -w <<<"$why") words)" [ -n "$why" ]
 done <"$T/rows"
 
-# tests/outside-check, as make check-slow reads it: FILE KEY GENS, each file a test, each key one that names
-# variants in every generation it is read for.
-# variant_files NAMES: NAMES is not empty and each is a file of uml-kernel/variants/.
-variant_files() {
-	local v
-	[ -n "$1" ] || return 1
-	for v in $1; do [ -f "$top/uml-kernel/variants/$v" ] || return 1; done
-}
-while read -r f key gens _; do
-	case $f in tests/*.t) ;; *) continue ;; esac
-	check "outside-check: $f exists" [ -f "$top/$f" ]
-	check "outside-check: $f is read for all or the default generation ($gens)" grep -qxE 'all|default' <<<"$gens"
-	case $gens in all) gs=$("$gen_sh" list) ;; *) gs=$("$gen_sh" default) ;; esac
-	for g in $gs; do
-		vs=$("$gen_sh" get "$g" "$key" 2>/dev/null)
-		check "outside-check: $f: generation $g's key $key names variant files (${vs:-none})" variant_files "$vs"
-	done
-done <"$outside"
+# tests/outside-check, through its one reader (scripts/outside-check.sh, which make check-slow runs): every line
+# well formed, each kernel one GEN VARIANT of a known generation, each file a test.
+"$top/scripts/outside-check.sh" kernels >"$T/kernels" 2>"$T/err"
+check "outside-check: the kernels make check-slow builds are listed (exit $?, $(wc -l <"$T/kernels") kernels)" \
+	eval '[ -s "$T/kernels" ] && [ ! -s "$T/err" ]'
+[ -s "$T/err" ] && diag "$T/err"
+while read -r g v extra; do
+	check "outside-check: kernel '$g $v' is one variant of a generation" \
+		eval '[ -z "$extra" ] && [ -n "$v" ] && "$gen_sh" list | grep -qx -- "$g"'
+done <"$T/kernels"
+"$top/scripts/outside-check.sh" files >"$T/files" 2>"$T/err"
+check "outside-check: its test files are listed ($(wc -l <"$T/files"))" eval '[ -s "$T/files" ] && [ ! -s "$T/err" ]'
+# The reader's own refusals: a key that names no variant, and a line whose GENS is neither all nor default.
+mkdir -p "$T/fake/tests" "$T/fake/scripts" && cp "$top/scripts/outside-check.sh" "$T/fake/scripts/"
+ln -s "$top/uml-kernel" "$T/fake/uml-kernel"
+touch "$T/fake/tests/a.t"
+printf 'tests/a.t  nosuchkey  default  why\n' >"$T/fake/tests/outside-check"
+"$T/fake/scripts/outside-check.sh" kernels >/dev/null 2>"$T/err"
+check "outside-check: a key that names no variant fails, naming it" grep -q 'a.t: generation .* has no key nosuchkey' "$T/err"
+printf 'tests/a.t  variants  some  why\n' >"$T/fake/tests/outside-check"
+"$T/fake/scripts/outside-check.sh" files >/dev/null 2>"$T/err"
+check "outside-check: GENS neither all nor default fails, naming it" grep -q "a.t: GENS is 'some'" "$T/err"
 
 # make help names each target that has a smoke of its own, so that a user finds it.
 make -s -C "$top" help >"$T/help" 2>&1
