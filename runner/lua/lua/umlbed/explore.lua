@@ -52,6 +52,16 @@ local function boot(t, opts)
   return vm
 end
 
+-- A kernel built without the automatic points (the coverage kernels, DEBUG=0) has no explorer to schedule by: the
+-- run is a SKIP, said before any case runs (t:skip works in the run function only, not in the tasks below).
+local function need_explorer(t)
+  local vm <close> = assert(t:vm())
+  if not vm:readfile("/sys/kernel/umlbed_explore/steps") then
+    t:skip(("kernel %s has no explorer: it is built without CONFIG_UMLBED_EXPLORE (uml-kernel/config/debug.config)")
+      :format(vm.variant or vm.kernel or "?"))
+  end
+end
+
 -- Runs umlbed-explore on a batch of modes ({"-o", ORDER} or {"-s", SCHEDULE}, each a run of the case afresh, in a
 -- child of its own): a list of parsed states, in order, up to the first run that did not end well, and for that one
 -- its index, kind and text. Each run has a folder of its own: the guests of a run share their root folder.
@@ -363,6 +373,7 @@ end
 -- campaign(t, opts): cases opts.first .. of seed opts.seed (every opts.shard_n-th from opts.shard_k), until one is
 -- refused, opts.cases have run, or opts.seconds have passed; returns the finding, or nil.
 function M.campaign(t, opts)
+  need_explorer(t)
   local seed = opts.seed or 1
   local t0 = os.time()
   local counters = { cases = 0, schedules = 0, skipped = 0 }
@@ -401,6 +412,7 @@ end
 
 -- replay(t, opts): case opts.case of seed opts.seed under schedule opts.schedule ("-": its sequential orders only).
 function M.replay(t, opts)
+  need_explorer(t)
   local c, r = M.case_of(opts.seed, opts.case, opts.pagesize or 4096)
   if not c then error("explore: case " .. opts.case .. " cannot be generated: " .. tostring(r), 2) end
   local t0 = os.time()
