@@ -258,13 +258,18 @@ static void prim_inval(char **w, int n, char *res, size_t sz) {
   snprintf(res, sz, "ok");
 }
 
-/* Writes of whole pages of version v through a descriptor: the page cache (fd) or the other node's view. */
+/* Writes of whole pages of version v through a descriptor: the page cache (fd) or the other node's view. One
+ * pwrite for them all: the oracle takes an operation as one step, and the kernel orders a write against a
+ * truncation only at system calls (the inode's lock), so a pwrite a page would let a truncation in between. */
 static void write_pages(int fd, uint64_t first, uint64_t np, unsigned v, char *res, size_t sz) {
-  char *buf = scratch();
-  for (uint64_t p = first; p < first + np; p++) {
-    xp_fill(buf, v, (size_t)p);
-    if (pwrite(fd, buf, xp_ps, (off_t)(p * xp_ps)) != (ssize_t)xp_ps) return res_errno(res, sz, errno);
-  }
+  char *buf;
+  if (np == 0 || np > 64 || posix_memalign((void **)&buf, 4096, (size_t)np * xp_ps) != 0)
+    xp_die("bad write of %llu pages", (unsigned long long)np);
+  for (uint64_t p = 0; p < np; p++) xp_fill(buf + p * xp_ps, v, (size_t)(first + p));
+  ssize_t w = pwrite(fd, buf, (size_t)np * xp_ps, (off_t)(first * xp_ps));
+  int err = errno;
+  free(buf);
+  if (w != (ssize_t)(np * xp_ps)) return w < 0 ? res_errno(res, sz, err) : (void)snprintf(res, sz, "short");
   snprintf(res, sz, "ok");
 }
 
