@@ -66,6 +66,22 @@ do
   ok(not oracle.check(state { pte = "FFFF", r1 = "EIO ; v0", extra = { "edge 0.0 1 9", "edge 1.0 3 4",
     "edge 1.1 5 6" } }, { T1, T2 }, { "0.0" }), "check: the state a truncation leaves is judged as always")
 end
+do
+  -- T2 (in P1) invalidates page 0 while T0 (in P0) faults it back; T1 (in P1) comes after both. The walk zaps one
+  -- VMA at a time: P0's part of the page from one order and P1's from the other is what it may leave.
+  local X = { order = "0.0,2.0,1.0", state = state { pte = "F---", pte1 = "----" } }
+  local Y = { order = "2.0,0.0,1.0", state = state { pte = "----", pte1 = "F---" } }
+  local walks = { prims = { "2.0" }, proc = { ["0"] = "P0", ["1"] = "P1", ["2"] = "P1" } }
+  local edges = { "edge 0.0 1 9", "edge 2.0 2 8", "edge 1.0 10 11" }
+  local mixed = state { pte = "----", pte1 = "----", extra = edges }
+  ok(not oracle.check(mixed, { X, Y }), "check: a page's VMAs from two orders are refused when no walk is named")
+  ok(oracle.check(mixed, { X, Y }, nil, walks),
+    "check: the VMA of a process whose task overlapped a walk may come from another order (a refill behind it)")
+  local before = state { pte = "----", pte1 = "----", extra = { "edge 0.0 1 2", "edge 2.0 3 8", "edge 1.0 10 11" } }
+  ok(not oracle.check(before, { X, Y }, nil, walks), "check: a task that ended before the walk began is judged whole")
+  ok(not oracle.check(state { pte = "F---", pte1 = "----", data = "v7 v0*3", extra = edges }, { X, Y }, nil, walks),
+    "check: a walked process's part of a page that no order leaves is refused")
+end
 local E = state { pte = "F-FF", pte1 = "----", extra = { "edge 0.0 2 5", "edge 1.0 7 9" } }
 ok(not oracle.check(E, { A, B }), "check: an order that breaks the real-time order does not explain (T0 ended first)")
 E.edges["1.0"] = { b = 1, e = 2 }

@@ -297,15 +297,19 @@ local function try(vm, c, batch, seqs, opts)
   for i, s in ipairs(batch) do modes[i] = { "-s", s } end
   local states, bad, kind, text = run_batch(vm, modes, c, opts)
   local k = 0
-  local loose = {}
+  local loose, walks = {}, { prims = {}, proc = {} }
   for i, tk in ipairs(c.tasks) do
+    walks.proc[tostring(i - 1)] = "P" .. tk.proc
     for j, prim in ipairs(tk.prims) do
       local op = prim:match("^%S+")
       if op == "truncate" or op == "punch" then loose[#loose + 1] = ("%d.%d"):format(i - 1, j - 1) end
+      if op == "truncate" or op == "punch" or op == "inval" then
+        walks.prims[#walks.prims + 1] = ("%d.%d"):format(i - 1, j - 1)
+      end
     end
   end
   for i, st in ipairs(states) do
-    local ok, why = oracle.check(st, seqs, loose)
+    local ok, why = oracle.check(st, seqs, loose, walks)
     if not ok then return { kind = "oracle", why = why, schedule = batch[i] } end
     k = math.max(k, st.steps or 0)
   end

@@ -14,7 +14,9 @@
 --     is in the page cache, its contents in the file) must be what one of the orders of rule 2 leaves, possibly a
 --     different order for another page. An invalidation, a zap, a truncation, a writeback or a readahead works a
 --     page (or a page table) at a time and promises nothing about a range as a whole: a fault may refill a page
---     the walk has passed while a page it has not reached is still to go.
+--     the walk has passed while a page it has not reached is still to go. The same holds of one page's VMAs in
+--     several processes: an invalidation, truncation or punch zaps them one VMA at a time, so the part of a page in
+--     the VMAs of a process whose task overlapped such a walk may come from another order (check's walks).
 -- A kernel report (KASAN, lockdep, a BUG or a WARNING: the taint, or lockdep turning itself off) fails any run.
 local M = {}
 
@@ -145,33 +147,88 @@ local function same(a, b)
   return true
 end
 
--- Everything the state says about file page f: its PTE and data in every VMA that maps it, its cache bit, its
--- contents in the file; as one string.
-local function page_view(st, f)
-  local parts = {}
+-- What the state says about file page f, in parts: its PTE and data in each VMA that maps it (vmas: { key = "P0
+-- 40000000", proc = "P0", text = ... }, sorted by key), its cache bit and its contents in the file.
+local function page_parts(st, f)
   local keys = {}
   for p, list in pairs(st.vmas) do
     for _, v in ipairs(list) do
       local s, e = v.range:match("^(%x+)%-(%x+)$")
       local n = (tonumber(e, 16) - tonumber(s, 16)) // st.pagesize
       local i = f - v.pgoff
-      if i >= 0 and i < n then keys[#keys + 1] = { p .. " " .. s, i } end
+      if i >= 0 and i < n then keys[#keys + 1] = { p .. " " .. s, i, p } end
     end
   end
   table.sort(keys, function(x, y) return x[1] < y[1] end)
   local file_pte = false
+  local vmas = {}
   for _, k in ipairs(keys) do
     local pte = (st.ptes[k[1]] or ""):sub(k[2] + 1, k[2] + 1)
     local data = st.data[k[1]] or {}
     file_pte = file_pte or pte == "F"
-    parts[#parts + 1] = ("%s+%d:%s/%s"):format(k[1], k[2], pte, tostring(data[k[2] + 1]))
+    local text = ("%s+%d:%s/%s"):format(k[1], k[2], pte, tostring(data[k[2] + 1]))
+    vmas[#vmas + 1] = { key = k[1], proc = k[3], text = text }
   end
   -- Whether a page no PTE maps is cached is readahead's choice, and readahead's window is state the concurrent run
   -- shares and each fresh guest rebuilds, so only a mapped page's cache bit is judged (a mapped page out of the
   -- cache is a page the file lost).
-  parts[#parts + 1] = "cache:" .. (file_pte and (st.cache or ""):sub(f + 1, f + 1) or "~")
-  parts[#parts + 1] = "file:" .. tostring(st.file.toks[f + 1])
+  return { vmas = vmas, cache = "cache:" .. (file_pte and (st.cache or ""):sub(f + 1, f + 1) or "~"),
+    file = "file:" .. tostring(st.file.toks[f + 1]) }
+end
+
+-- Everything the state says about file page f, as one string.
+local function page_view(st, f)
+  local pp = page_parts(st, f)
+  local parts = {}
+  for _, v in ipairs(pp.vmas) do parts[#parts + 1] = v.text end
+  parts[#parts + 1] = pp.cache
+  parts[#parts + 1] = pp.file
   return table.concat(parts, " ")
+end
+
+-- The processes whose PTEs a walk may have passed at another moment than the rest of the page's: those of a task
+-- with a primitive that overlapped, in real time, a primitive of another task that walks the file's mappings a VMA
+-- at a time (walks.prims: invalidate, truncate, punch; walks.proc: each task's process).
+local function walked_procs(st, walks)
+  local set = {}
+  for _, w in ipairs(walks and walks.prims or {}) do
+    for tp in pairs(st.edges) do
+      local t = tp:match("^%d+")
+      if t ~= w:match("^%d+") and walks.proc[t] and overlapped(st.edges, tp, w) then set[walks.proc[t]] = true end
+    end
+  end
+  return set
+end
+
+-- Page f as the matching orders leave it, but each VMA of a walked process taken from any one of them: the rest
+-- (the other VMAs and the file's contents) from one order, the cache bit as one of them leaves it.
+local function explained_walked(st, matching, f, walked)
+  local run = page_parts(st, f)
+  local views = {}
+  for i, s in ipairs(matching) do views[i] = page_parts(s.state, f) end
+  local function some(fn)
+    for _, v in ipairs(views) do
+      if fn(v) then return true end
+    end
+    return false
+  end
+  -- A page no PTE of the run maps has no cache bit to judge.
+  if run.cache ~= "cache:~" and not some(function(v) return v.cache == run.cache end) then return false end
+  for _, rv in ipairs(run.vmas) do
+    if walked[rv.proc] and not some(function(v)
+      for _, x in ipairs(v.vmas) do
+        if x.text == rv.text then return true end
+      end
+      return false
+    end) then return false end
+  end
+  return some(function(v)
+    if v.file ~= run.file or #v.vmas ~= #run.vmas then return false end
+    for i, rv in ipairs(run.vmas) do
+      if v.vmas[i].key ~= rv.key or (not walked[rv.proc] and v.vmas[i].text ~= rv.text) then return false end
+    end
+    return true
+  end)
 end
 
 -- The highest file page any VMA or the file reaches, plus one.
@@ -258,12 +315,15 @@ function M.contract(st, tag, words)
   return nil
 end
 
--- check(state, seqs[, loose]) -> true, order | nil, why: seqs are { {order =, state =}, ... }, each run in a guest of
--- its own. loose lists the primitives ("T.P") that change the file's size before they unmap it (truncate, punch):
--- what another task's primitive that overlapped one of them in real time returned is not judged, because it may
--- see the new size and still read a page through a PTE not yet zapped, which no order gives; the state it leaves
--- is judged as always.
-function M.check(st, seqs, loose)
+-- check(state, seqs[, loose[, walks]]) -> true, order | nil, why: seqs are { {order =, state =}, ... }, each run in a
+-- guest of its own. loose lists the primitives ("T.P") that change the file's size before they unmap it (truncate,
+-- punch): what another task's primitive that overlapped one of them in real time returned is not judged, because it
+-- may see the new size and still read a page through a PTE not yet zapped, which no order gives; the state it leaves
+-- is judged as always. walks ({ prims = {"T.P", ...}, proc = { ["T"] = "Pn" } }) lists the primitives that zap the
+-- file's mappings a VMA at a time (invalidate, truncate, punch): a process whose task overlapped one of them in real
+-- time may have faulted a page back in a VMA the walk had passed, before the walk reached another process's VMA of
+-- the same page, so each of its VMAs' part of a page may come from another order than the rest of that page's.
+function M.check(st, seqs, loose, walks)
   local rep = M.report(st) or M.inconsistent(st)
   if rep then return nil, rep end
   local cands = {}
@@ -292,6 +352,7 @@ function M.check(st, seqs, loose)
   end
   local n = page_count(st)
   for _, s in ipairs(matching) do n = math.max(n, page_count(s.state)) end
+  local walked = walked_procs(st, walks)
   for f = 0, n - 1 do
     local v = page_view(st, f)
     local explained = false
@@ -301,6 +362,7 @@ function M.check(st, seqs, loose)
         break
       end
     end
+    if not explained and next(walked) then explained = explained_walked(st, matching, f, walked) end
     if not explained then
       local lines = { ("file page %d: no sequential order leaves it so:"):format(f), "  run:   " .. v }
       for _, s in ipairs(matching) do lines[#lines + 1] = ("  %s: %s"):format(s.order, page_view(s.state, f)) end
