@@ -18,7 +18,8 @@
 #                                   top, or absolute)
 #   generation.sh json [VARIANT]    every definition as one JSON document: the default generation, each generation's
 #                                   keys, each variant name's resolution (generation, base, file, configs, stack,
-#                                   export); with VARIANT, also "variant": VARIANT (build.sh's variant.json)
+#                                   export and the patch that gives it); with VARIANT, also "variant": VARIANT
+#                                   (what build.sh writes beside the kernel as variant.json)
 #
 # A variant file says only how it differs from its generation's base stack: the patches of the folders the
 # generation's "stack" key names, each in its folder's "series" file order (quilt's format), with the variant's
@@ -218,7 +219,8 @@ stack() {
 	printf '%s\n' "${out[@]}"
 }
 
-# resolved VARIANT: the globals of info and json: rstack (the patches), configs, rgen, rbase and rexport. The export
+# resolved VARIANT: the globals of info and json: rstack (the patches), configs, rgen, rbase, rexport and rexport_patch
+# (the patch that gives the export, empty for none). The export
 # is the last EXPORT_SYMBOL*(invalidate_mmap_range) line that the stack's patches add, read from the definition, not
 # from a build, so that a scenario's expectation (licensing.lua) does not come from the kernel under test.
 resolved() {
@@ -229,8 +231,11 @@ resolved() {
 	rgen=$vgen
 	rbase=$(base "$1") || exit
 	# The stack's patches in order, as one text: the last matching line is the last patch's that has one.
-	rexport=$(cd "$top" && sed -n 's/^+\(EXPORT_SYMBOL[A-Z_]*\)(invalidate_mmap_range);.*/\1/p' "${rstack[@]}" | tail -n 1)
+	rexport_patch=$(cd "$top" && { grep -H '^+EXPORT_SYMBOL[A-Z_]*(invalidate_mmap_range);' "${rstack[@]}" || true; } | tail -n 1)
+	rexport=${rexport_patch#*:+}
+	rexport=${rexport%%(*}
 	rexport=${rexport:-none}
+	rexport_patch=${rexport_patch%%:*}
 }
 
 # info VARIANT: variant.info's four lines.
@@ -298,9 +303,9 @@ json() {
 	sep=
 	for v in $(variants); do
 		resolved "$v"
-		printf '%s\n%s:{"name":%s,"generation":%s,"base":%s,"file":%s,"configs":%s,"export":%s,"stack":%s}' "$sep" \
-			"$(str "$v")" "$(str "$v")" "$(str "$rgen")" "$(str "$rbase")" "$(str "uml-kernel/variants/$vfile")" \
-			"$(strs "${configs[@]}")" "$(str "$rexport")" "$(strs "${rstack[@]}")"
+		printf '%s\n%s:{"name":%s,"generation":%s,"base":%s,"file":%s,"configs":%s,"export":%s,"export_patch":%s,"stack":%s}' \
+			"$sep" "$(str "$v")" "$(str "$v")" "$(str "$rgen")" "$(str "$rbase")" "$(str "uml-kernel/variants/$vfile")" \
+			"$(strs "${configs[@]}")" "$(str "$rexport")" "$(str "$rexport_patch")" "$(strs "${rstack[@]}")"
 		sep=,
 	done
 	printf '}}\n'
