@@ -97,7 +97,7 @@ vdir=$top/uml-kernel/variants
 # line whose name is NAME without a generation's suffix, at that generation.
 resolve() {
 	local g s
-	vfile= vgen=
+	vfile='' vgen=''
 	case $1 in '' | .* | */*) die "no variant '$1' (see uml-kernel/variants/)" ;; esac
 	if [ -f "$vdir/$1" ]; then
 		vfile=$1
@@ -111,7 +111,7 @@ resolve() {
 	fi
 	for g in $(list); do
 		s=$(get "$g" suffix) || exit
-		[ -n "$s" ] && [ "${1%"$s"}" != "$1" ] || continue
+		if [ -z "$s" ] || [ "${1%"$s"}" = "$1" ]; then continue; fi
 		if [ -f "$vdir/${1%"$s"}" ] && ! value "$vdir/${1%"$s"}" generation >/dev/null; then
 			vfile=${1%"$s"} vgen=$g
 			return 0
@@ -292,7 +292,10 @@ json() {
 			k=${line%%[[:space:]]*}
 			[ -z "${seen[$k]:-}" ] || continue
 			seen[$k]=1
-			val=$(value "$dir/$g" "$k")
+			# value's trimming, on the line at hand.
+			val=${line#"$k"}
+			val=${val#"${val%%[![:space:]]*}"}
+			val=${val%"${val##*[![:space:]]}"}
 			printf ',%s:%s' "$(str "$k")" "$(str "$val")"
 		done <"$dir/$g"
 		unset seen
