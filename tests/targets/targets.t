@@ -46,11 +46,11 @@ done <"$T/rows"
 
 # tests/outside-check, as make check-slow reads it: FILE KEY GENS, each file a test, each key one that names
 # variants in every generation it is read for.
-# variant_files NAMES: NAMES is not empty and each is a file of uml-kernel/variants/.
+# variant_files NAMES: NAMES is not empty and each is a variant (generation.sh resolves it to a variant file).
 variant_files() {
 	local v
 	[ -n "$1" ] || return 1
-	for v in $1; do [ -f "$top/uml-kernel/variants/$v" ] || return 1; done
+	for v in $1; do "$gen_sh" of "$v" >/dev/null 2>&1 || return 1; done
 }
 while read -r f key gens _; do
 	case $f in tests/*.t) ;; *) continue ;; esac
