@@ -90,7 +90,7 @@ sub series_at {
     my ($g, $pristine, $rev) = @_;
     my $dir = gen_get($g, 'series');
     my $pdir = tempdir('umlbed-mutate-rev.XXXXXX', TMPDIR => 1, CLEANUP => 1);
-    return $pdir unless defined git_show($rev, "$dir/series");
+    return $pdir if system('sh', '-c', 'git -C "$1" cat-file -e "$2" 2>/dev/null', 'sh', $top, "$rev:$dir/series");
     # The series folder as REV had it, read by generation.sh as the working tree's is.
     system('sh', '-c', 'git -C "$1" archive "$2" "$3" | tar -x -C "$4"', 'sh', $top, $rev, $dir, $pdir) == 0
         or fail("$rev:$dir: cannot extract it");

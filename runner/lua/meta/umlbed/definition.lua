@@ -47,8 +47,7 @@ function definition.of_kernel(kernel) end
 ---@return table<string,string> gen the generation's keys
 function definition.own(doc) end
 
----The definition of a variant name for the kernel of doc: in the kernel's generation (the name as given or with the
----generation's suffix), else the name's own.
+---The definition of a variant name for doc's kernel: in its generation (as given or with its suffix), else the name's.
 ---@param doc umlbed.definition.doc of_kernel's document
 ---@param name string the variant, e.g. "full" (vm.variant)
 ---@return umlbed.definition.variant|nil def the definition
