@@ -45,7 +45,9 @@ local function defined_export(ROOT, def)
       return nil, "variant " .. def.name .. " is built without modules (uml-kernel/config/" .. frag .. ")"
     end
   end
-  if def.export == "none" then error("no patch of variant " .. def.name .. "'s stack exports invalidate_mmap_range", 0) end
+  if def.export == "none" then
+    error("no patch of variant " .. def.name .. "'s stack exports invalidate_mmap_range", 0)
+  end
   return def.export, def.export_patch
 end
 

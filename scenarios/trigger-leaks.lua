@@ -91,7 +91,7 @@ return {
     t:note(("kmemleak is on; %d object(s) reported at boot"):format(#objects(head)))
 
     -- The probe sees a leak.
-    local mods = assert(bed.test_modules(vm, root))
+    local mods = assert(bed.test_modules(vm, (t.file:match("^(.*)/[^/]+$") or ".") .. "/.."))
     local ko = assert(bed.stage(vm, mods .. "/umlbed_gpl.ko"))
     assert(vm:writefile(KMEMLEAK, "clear"))
     -- From a shell that exits, as the trigger's lines below: a pointer left on a live task's stack hides a leak.
