@@ -150,8 +150,9 @@ checkpatch: deps
 	@for g in $(GENERATIONS); do \
 		tree=$$(uml-kernel/build.sh --tree $$g) || exit 1; \
 		series=$$($(generation) get $$g series) || exit 1; \
-		for p in $$(grep -v '^#' $$series/series); do \
-			$$tree/scripts/checkpatch.pl --strict --no-tree $(CURDIR)/$$series/$$p || exit 1; \
+		patches=$$($(generation) series $$series) || exit 1; \
+		for p in $$patches; do \
+			$$tree/scripts/checkpatch.pl --strict --no-tree $(CURDIR)/$$p || exit 1; \
 		done; \
 	done
 

@@ -9,18 +9,20 @@
 -- both. The test modules call the function once at load time on path=, offset=, length=.
 --
 -- The expected export comes from the variant's definition, never from the kernel under test:
--- the variant's stack (its generation's base, with uml-kernel/variants/VARIANT's drops and adds)
--- lists the patches the kernel is built from, and the last of them that adds an
+-- the variant's stack (its generation's base, with its variant file's drops and adds) lists the
+-- patches the kernel is built from, and the last of them that adds an
 -- EXPORT_SYMBOL*(invalidate_mmap_range) gives the export it must have (0001 adds
--- EXPORT_SYMBOL_GPL, 0003 turns it into EXPORT_SYMBOL; gpl-only drops 0003). So a full build
--- that silently lost 0003 fails here, where reading the build's own Module.symvers would only
--- have confirmed that the kernel agrees with itself. A kernel that is not a known variant
--- (--kernel PATH outside BUILD/kernel/NAME/obj/linux) has no definition: SKIP.
+-- EXPORT_SYMBOL_GPL, 0003 turns it into EXPORT_SYMBOL; gpl-only drops 0003). uml-kernel/generation.sh
+-- resolves it, and build.sh writes its definitions of every variant beside the kernel (variant.json):
+-- the definition of the name the kernel was given is the expectation. So a full build that silently
+-- lost 0003 fails here, where reading the build's own Module.symvers would only have confirmed that
+-- the kernel agrees with itself. A kernel that is not a known variant (--kernel PATH outside
+-- BUILD/kernel/NAME/obj/linux, or no variant.json beside it) has no definition: SKIP.
 --
 -- The modules are tools, not the oracle (bed.test_modules finds those built for the running binary).
 -- Fault counts: exact, clean read refaults, one per zapped page.
 local bed = require "umlbed.bed"
-local generation = require "umlbed.generation"
+local definition = require "umlbed.definition"
 
 local NPAGES = 4
 
@@ -32,29 +34,21 @@ local function slurp(path)
   return s
 end
 
--- The export the variant's definition gives invalidate_mmap_range(), and the patch that gives it: the last added
--- EXPORT_SYMBOL*(invalidate_mmap_range) line of the patches of its stack, in order (umlbed.generation composes the
--- stack from the variant file as uml-kernel/generation.sh does). nil and why when it is built without modules.
-local function defined_export(ROOT, variant)
-  local def, err = generation.variant(ROOT, variant)
-  if not def then return nil, err end
+-- The export the definition def gives invalidate_mmap_range(), and the patch that gives it (the last added
+-- EXPORT_SYMBOL*(invalidate_mmap_range) line of the patches of its stack, as generation.sh found it). nil and why
+-- when it is built without modules.
+local function defined_export(ROOT, def)
   for _, frag in ipairs(def.configs) do
     -- A variant built without modules (the coverage variant: UML's gcov excludes them) has nothing to load.
     local text = slurp(ROOT .. "/uml-kernel/config/" .. frag) or ""
     if text:match("\n# CONFIG_MODULES is not set") or text:match("^# CONFIG_MODULES is not set") then
-      return nil, "variant " .. variant .. " is built without modules (uml-kernel/config/" .. frag .. ")"
+      return nil, "variant " .. def.name .. " is built without modules (uml-kernel/config/" .. frag .. ")"
     end
   end
-  local export, by
-  for _, path in ipairs(def.patches) do
-    local patch = slurp(ROOT .. "/" .. path)
-    if not patch then error("the stack of variant " .. variant .. " has " .. path .. ", which is missing", 0) end
-    for e in patch:gmatch("\n%+(EXPORT_SYMBOL[%w_]*)%(invalidate_mmap_range%)") do
-      export, by = e, path
-    end
+  if def.export == "none" then
+    error("no patch of variant " .. def.name .. "'s stack exports invalidate_mmap_range", 0)
   end
-  if not export then error("no patch of variant " .. variant .. "'s stack exports invalidate_mmap_range", 0) end
-  return export, by
+  return def.export, def.export_patch
 end
 
 return {
@@ -66,11 +60,15 @@ return {
     if not vm.variant then
       t:skip("kernel " .. vm.kernel .. " is not a known variant: no definition to expect an export from")
     end
-    local root = generation.root_of(t.file)
-    local export, by = defined_export(root, vm.variant)
+    local root = (t.file:match("^(.*)/[^/]+$") or ".") .. "/.."
+    local doc, why = definition.of_kernel(vm.kernel)
+    local def
+    if doc then def, why = definition.variant(doc, vm.variant) end
+    if not def then t:skip(why) end
+    local export, by = defined_export(root, def)
     if not export then t:skip(by) end
     local gpl_only = export == "EXPORT_SYMBOL_GPL"
-    t:note(("variant %s (kernel %s) must export invalidate_mmap_range with %s (%s)"):format(vm.variant, vm.kernel,
+    t:note(("variant %s (kernel %s) must export invalidate_mmap_range with %s (%s)"):format(def.name, vm.kernel,
                                                                                             export, by))
     local mods = assert(bed.test_modules(vm, root))
     local gpl = assert(bed.stage(vm, mods .. "/umlbed_gpl.ko"))

@@ -16,7 +16,7 @@
 -- the kernel has fault injection (a "config judge.config" line): where it does, its absence is a failure;
 -- elsewhere a SKIP.
 local bed = require "umlbed.bed"
-local generation = require "umlbed.generation"
+local definition = require "umlbed.definition"
 
 local TRIGGER = "/sys/kernel/mm/invalidate_mmap_range/trigger"
 local GFP_WAIT = "/sys/kernel/debug/failslab/ignore-gfp-wait"
@@ -27,9 +27,11 @@ return {
   run = function(t)
     local vm = assert(t:vm())
     if not vm.variant then t:skip("kernel " .. vm.kernel .. " is not a known variant: no definition to consult") end
-    local want, why = generation.merges(generation.root_of(t.file), vm.variant, "judge.config")
-    if want == nil then t:skip(why) end
-    if not want then
+    local doc, why = definition.of_kernel(vm.kernel)
+    local def
+    if doc then def, why = definition.variant(doc, vm.variant) end
+    if not def then t:skip(why) end
+    if not definition.merges(def, "judge.config") then
       t:skip("variant " .. vm.variant .. " is not built with fault injection (uml-kernel/config/judge.config)")
     end
 

@@ -13,7 +13,7 @@
 -- first bytes). The variant's definition says whether the kernel has kmemleak (a "config leaks.config" line):
 -- where it does, its absence is a failure; elsewhere a SKIP.
 local bed = require "umlbed.bed"
-local generation = require "umlbed.generation"
+local definition = require "umlbed.definition"
 
 local KMEMLEAK = "/sys/kernel/debug/kmemleak"
 local TRIGGER = "/sys/kernel/mm/invalidate_mmap_range/trigger"
@@ -61,10 +61,11 @@ return {
   run = function(t)
     local vm = assert(t:vm { time_travel = true, cmdline = "kmemleak=on" })
     if not vm.variant then t:skip("kernel " .. vm.kernel .. " is not a known variant: no definition to consult") end
-    local root = generation.root_of(t.file)
-    local want, why = generation.merges(root, vm.variant, "leaks.config")
-    if want == nil then t:skip(why) end
-    if not want then
+    local doc, why = definition.of_kernel(vm.kernel)
+    local def
+    if doc then def, why = definition.variant(doc, vm.variant) end
+    if not def then t:skip(why) end
+    if not definition.merges(def, "leaks.config") then
       t:skip("variant " .. vm.variant .. " is not built with kmemleak (uml-kernel/config/leaks.config)")
     end
     local sh = assert(vm:shell())
@@ -90,7 +91,7 @@ return {
     t:note(("kmemleak is on; %d object(s) reported at boot"):format(#objects(head)))
 
     -- The probe sees a leak.
-    local mods = assert(bed.test_modules(vm, root))
+    local mods = assert(bed.test_modules(vm, (t.file:match("^(.*)/[^/]+$") or ".") .. "/.."))
     local ko = assert(bed.stage(vm, mods .. "/umlbed_gpl.ko"))
     assert(vm:writefile(KMEMLEAK, "clear"))
     -- From a shell that exits, as the trigger's lines below: a pointer left on a live task's stack hides a leak.

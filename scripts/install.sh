@@ -11,7 +11,7 @@
 #   PREFIX/bin/umlbed                          -> ../lib/umlbed/runner/umlbed
 #   PREFIX/lib/umlbed/runner/umlbed            the runner (the bed library is compiled into it)
 #   PREFIX/lib/umlbed/guest/umlbed-agent       the guest agent
-#   PREFIX/lib/umlbed/kernel/VARIANT/          obj/linux, variant.info, modules/*.ko: each generation's default
+#   PREFIX/lib/umlbed/kernel/VARIANT/          obj/linux, variant.info, variant.json, modules/*.ko: each generation's default
 #                                              variants (their "variants" key) that are built
 #   PREFIX/lib/umlbed/install.info             what was installed from where: prefix, commit, kernels
 #   PREFIX/lib/umlbed/MANIFEST                 every installed path, for uninstall
@@ -118,6 +118,7 @@ do_install() {
 			[ -x "$BUILD/kernel/$v/obj/linux" ] || continue
 			plan "$BUILD/kernel/$v/obj/linux" "$lib/kernel/$v/obj/linux" 755
 			plan "$BUILD/kernel/$v/variant.info" "$lib/kernel/$v/variant.info" 644
+			plan "$BUILD/kernel/$v/variant.json" "$lib/kernel/$v/variant.json" 644
 			for f in "$BUILD/kernel/$v/modules/"*.ko; do
 				[ -f "$f" ] && plan "$f" "$lib/kernel/$v/modules/${f##*/}" 644
 			done

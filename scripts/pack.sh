@@ -7,6 +7,7 @@
 #   build/kernel/V/obj/linux, build/kernel/V/modules the UML binary and test modules of each variant V (default:
 #                                                    the default generation's variants, uml-kernel/generations/)
 #   build/kernel/V/variant.info                      its generation and base name (umlbed run --generation)
+#   build/kernel/V/variant.json                      the definitions the scenarios expect from (umlbed.definition)
 #   scenarios/, uml-kernel/{generations,variants,config,fixes,broken}/, patches/, bench/patches/   the scenarios
 #                                                    and what their oracles read
 #   COPYING, LICENSES/                               the licences of what the pack carries
@@ -33,9 +34,10 @@ cp "$BUILD/guest/umlbed-agent" "$p/build/guest/"
 for v in "${variants[@]}"; do
 	need "$BUILD/kernel/$v/obj/linux" "make kernel VARIANT=$v"
 	need "$BUILD/kernel/$v/variant.info" "uml-kernel/build.sh $v writes it"
+	need "$BUILD/kernel/$v/variant.json" "uml-kernel/build.sh $v writes it"
 	mkdir -p "$p/build/kernel/$v/obj" "$p/build/kernel/$v/modules"
 	cp "$BUILD/kernel/$v/obj/linux" "$p/build/kernel/$v/obj/"
-	cp "$BUILD/kernel/$v/variant.info" "$p/build/kernel/$v/"
+	cp "$BUILD/kernel/$v/variant.info" "$BUILD/kernel/$v/variant.json" "$p/build/kernel/$v/"
 	cp "$BUILD/kernel/$v/modules/"*.ko "$p/build/kernel/$v/modules/" 2>/dev/null || true
 done
 (cd "$top" && cp -r --parents scenarios uml-kernel/generations uml-kernel/variants uml-kernel/config uml-kernel/fixes \

@@ -4,8 +4,8 @@
 #
 # make writes it beside its run's JSON report (BUILD/scenarios/GEN.key), and tests/scenarios/suite.t reuses that
 # report instead of running the same suite again when the key it computes is the same. So the key covers every
-# input a run reads: the kernel, its variant.info and its modules, the agent, the runner and the busybox the guest's
-# shell is made of; the scenarios, the bed's Lua library, the variant and generation files and the series that
+# input a run reads: the kernel, its variant.info, variant.json and modules, the agent, the runner and the busybox
+# the guest's shell is made of; the scenarios, the bed's Lua library, the variant and generation files and the series that
 # scenarios read; and the environment that changes how the runner and the scenarios behave (CI's strict mode,
 # UMLBED_* but the paths that make check sets to say where the build is). A file that cannot be read is part of the
 # key as missing.
@@ -19,6 +19,7 @@ v=${1:?usage: scenario-key.sh VARIANT}
 inputs() {
 	echo "$BUILD/kernel/$v/obj/linux"
 	echo "$BUILD/kernel/$v/variant.info"
+	echo "$BUILD/kernel/$v/variant.json"
 	# The test modules a run loads are its own variant's (bed.test_modules); other variants' come and go as make
 	# check builds them, and are not read.
 	for f in "$BUILD/kernel/$v"/modules/*.ko; do [ -f "$f" ] && echo "$f"; done

@@ -22,8 +22,9 @@
 #   kernel/VARIANT/variant.info  "generation GEN", "base NAME" (the variant's name without the generation's
 #                                suffix), "export EXPORT_SYMBOL|EXPORT_SYMBOL_GPL|none" (the export its patches
 #                                give invalidate_mmap_range) and "configs NAME..." (the variant's own fragments),
-#                                written on every build: umlbed run --generation GEN --variant NAME reads it, and
-#                                scenarios through umlbed.generation's info()
+#                                written on every build: umlbed run --generation GEN --variant NAME reads it
+#   kernel/VARIANT/variant.json  generation.sh json VARIANT: every definition as generation.sh resolved it, and the
+#                                variant's name; written on every build: the scenarios read it (umlbed.definition)
 # The source copy is re-made only when the variant's patches change, and .config only when they or a
 # config fragment change, so an unchanged tree costs one no-op kbuild run.
 set -euo pipefail
@@ -53,9 +54,8 @@ else
 		shift
 	fi
 	variant=${1:?$usage}
-	vfile=$top/uml-kernel/variants/$variant
-	[ -f "$vfile" ] || { echo "build.sh: no variant '$variant' (see uml-kernel/variants/)" >&2; exit 2; }
-	gen=$("$generation" of "$variant")
+	# generation.sh resolves the name (kasan-6.12: the file kasan at 6.12) and says when it is none.
+	gen=$("$generation" of "$variant" 2>&1) || { echo "build.sh: ${gen#generation.sh: }" >&2; exit 2; }
 	# The variant file holds only its differences from the generation's base stack: generation.sh composes them.
 	stack=$("$generation" stack "$variant") || exit 2
 	mapfile -t patches <<<"$stack"
@@ -237,7 +237,7 @@ if [ -n "$configure_only" ]; then
 	touch "$cdir/.tree-$khash"
 	say CONFIG "$variant: tinyconfig + ${fragments[*]##*/} (configure only)"
 	if ! configure "$tree" "$cdir/obj-$khash" "$cdir/obj-$khash/tinyconfig-$(gcc --version | head -n 1 | sha256sum | cut -c1-12)"; then
-		echo "build.sh: $variant: its configuration drops fragment options (above): uml-kernel/variants/$variant" >&2
+		echo "build.sh: $variant: its configuration drops fragment options (above): its file in uml-kernel/variants/" >&2
 		exit 1
 	fi
 	# The .config and the hash a build of the variant writes to .config-stamp, to compare the two.
@@ -358,7 +358,7 @@ fi
 if [ "$(cat "$vdir/.config-stamp" 2>/dev/null)" != "$config_hash" ] || [ ! -f "$obj/.config" ]; then
 	say CONFIG "$variant: tinyconfig + ${fragments[*]##*/}"
 	configure "$src" "$obj" ||
-		{ echo "build.sh: $variant: its configuration drops fragment options (above): uml-kernel/variants/$variant" >&2; exit 1; }
+		{ echo "build.sh: $variant: its configuration drops fragment options (above): its file in uml-kernel/variants/" >&2; exit 1; }
 	echo "$config_hash" > "$vdir/.config-stamp"
 fi
 
@@ -386,7 +386,9 @@ if [ -z "$restored" ]; then
 	echo "$done_key" >"$vdir/.done"
 fi
 ln -sfn "kernel/$variant/obj/linux" "$BUILD/linux-$variant"
-# What the runner's --generation GEN --variant NAME looks for, and the export and fragments the scenarios expect
-# (generation.sh info, from the definition): written on every build, replaced whole.
+# What the runner's --generation GEN --variant NAME looks for (variant.info), and the definitions the scenarios expect
+# their export and fragments from (variant.json): from generation.sh, written on every build, replaced whole.
 "$generation" info "$variant" >"$vdir/variant.info.tmp"
 mv "$vdir/variant.info.tmp" "$vdir/variant.info"
+"$generation" json "$variant" >"$vdir/variant.json.tmp"
+mv "$vdir/variant.json.tmp" "$vdir/variant.json"

@@ -76,7 +76,7 @@ for w in "$@"; do
 		done
 		;;
 	*)
-		[ -f "$top/uml-kernel/variants/$w" ] || refuse "no variant $w (uml-kernel/variants/)"
+		"$gen_sh" of "$w" >/dev/null 2>&1 || refuse "no variant $w (uml-kernel/variants/)"
 		variants+=("$w")
 		;;
 	esac

@@ -12,11 +12,11 @@
 -- The node's message reaches clusterfs (remote_write), which shoots the range's mappings down and drops the
 -- pages: the process faults exactly those pages again, and reads the new data; page 0 and 3 keep theirs.
 --
--- Whether the module may load comes from the variant's definition, as the build recorded it in variant.info
--- ("export", read through umlbed.generation), never from the kernel under test: with EXPORT_SYMBOL it loads, with
+-- Whether the module may load comes from the variant's definition, as the build recorded it in variant.json
+-- ("export", read through umlbed.definition), never from the kernel under test: with EXPORT_SYMBOL it loads, with
 -- EXPORT_SYMBOL_GPL the kernel refuses this non-GPL module with its own "Unknown symbol" message.
 local bed = require "umlbed.bed"
-local generation = require "umlbed.generation"
+local definition = require "umlbed.definition"
 
 local PARAM = "/sys/module/clusterfs/parameters/"
 
@@ -25,10 +25,11 @@ return {
   run = function(t)
     local vm = assert(t:vm())
     local ps = vm.pagesize
-    local info, why = generation.info(vm.kernel)
-    if not info then t:skip("no definition of this kernel's variant: " .. tostring(why)) end
+    local doc, why = definition.of_kernel(vm.kernel)
+    if not doc then t:skip("no definition of this kernel's variant: " .. tostring(why)) end
+    local info = definition.own(doc)
     t:require(info.export == "EXPORT_SYMBOL" or info.export == "EXPORT_SYMBOL_GPL",
-              "the variant exports invalidate_mmap_range (variant.info says %s)", tostring(info.export))
+              "the variant exports invalidate_mmap_range (variant.json says %s)", tostring(info.export))
     local here = t.file:match("^(.*)/[^/]+$") or "."
     local ko = assert(bed.stage(vm, os.getenv("CLUSTERFS_KO") or here .. "/clusterfs.ko"))
 

@@ -17,7 +17,6 @@ generation=$top/uml-kernel/generation.sh
 gen=${1:-$("$generation" default)}
 [ $# -gt 0 ] && shift
 variant=$("$generation" get "$gen" coverage)
-series=$top/$("$generation" get "$gen" series)
 scenarios=("$@")
 [ ${#scenarios[@]} -gt 0 ] || scenarios=("$top/scenarios/")
 vdir=$BUILD/kernel/$variant
@@ -25,9 +24,10 @@ vdir=$BUILD/kernel/$variant
 out=$BUILD/coverage/$variant
 pristine=$("$top/uml-kernel/build.sh" --tree "$gen")
 
-# The series' source files: the .c files its patches touch (the generation's series folder, e.g. patches/6.1/series).
-mapfile -t files < <(grep -v -e '^#' -e '^[[:space:]]*$' "$series/series" |
-	while read -r p; do sed -n 's|^+++ b/\([^[:space:]]*\.c\)$|\1|p' "$series/$p"; done | sort -u)
+# The series' source files: the .c files its patches touch (the generation's series folder, e.g. patches/6.1/series,
+# as generation.sh reads it).
+mapfile -t files < <("$generation" series "$("$generation" get "$gen" series)" |
+	while read -r p; do sed -n 's|^+++ b/\([^[:space:]]*\.c\)$|\1|p' "$top/$p"; done | sort -u)
 
 # Every report starts from no data: runs of an older build or an earlier suite must not add up with these.
 rm -rf "$out/runs" "$out/report" "$out/suite.json"

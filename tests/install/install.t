@@ -26,8 +26,9 @@ check "the man page is installed" [ -f "$I/share/man/man1/umlbed.1" ]
 check "the agent is installed" [ -x "$I/lib/umlbed/guest/umlbed-agent" ]
 for g in $GENS; do
   for v in $("$SRC/uml-kernel/generation.sh" get "$g" variants); do
-    check "kernel $v is installed with its variant.info and modules" \
+    check "kernel $v is installed with its variant.info, variant.json and modules" \
       [ -x "$I/lib/umlbed/kernel/$v/obj/linux" ] && [ -f "$I/lib/umlbed/kernel/$v/variant.info" ] &&
+      [ -f "$I/lib/umlbed/kernel/$v/variant.json" ] &&
       [ -f "$I/lib/umlbed/kernel/$v/modules/umlbed_gpl.ko" ]
   done
 done

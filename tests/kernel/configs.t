@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# configs.t: every variant file of every generation configures (its fragments, olddefconfig, check-config.sh) without a build, and a fragment option that Kconfig drops fails, naming the variant, the option and its dependency.
+# configs.t: every variant of every generation configures (its fragments, olddefconfig, check-config.sh) without a build, and a fragment option that Kconfig drops fails, naming the variant, the option and its dependency.
 #
 # make check builds only the variants of each generation's "check" key. The others (coverage, mm, judge, the broken
 # and historic kernels, slow) are built by targets make check does not run, so a fragment that lost an option there
 # went unseen until someone ran that target: the coverage variant's nodebuginfo.config took DEBUG_INFO, on which
-# UML's GCOV depends, and make coverage failed in its first seconds for every user. Each variant file here is
-# configured by `uml-kernel/build.sh --configure` (the build's own configuration step, on a copy of the pristine
+# UML's GCOV depends, and make coverage failed in its first seconds for every user. Each variant name
+# (generation.sh variants: a variant file of every generation, under each generation's suffix) is configured by `uml-kernel/build.sh --configure` (the build's own configuration step, on a copy of the pristine
 # tree with its stack's Kconfig files, in BUILD/configs/): a few seconds per distinct configuration, nothing for one
 # that passed before (its key is kept in BUILD/configs/checked/ and in the kernel cache). A new variant file needs
 # no change here.
@@ -45,9 +45,8 @@ check "... and its dependency, with the Kconfig file that holds it" \
 	grep -qx 'check-config:   arch/um/Kconfig.debug: depends on DEBUG_INFO' "$T/probe"
 grep -q 'depends on DEBUG_INFO' "$T/probe" || diag "$T/probe"
 
-# Every variant file, whatever generation key names it or none.
-for f in "$top"/uml-kernel/variants/*; do
-	v=${f##*/}
+# Every variant name, whatever generation key names it or none.
+for v in $("$gen_sh" variants); do
 	frags=$("$gen_sh" configs "$v" 2>&1 | paste -sd' ')
 	"$top/uml-kernel/build.sh" --configure "$v" >"$T/out" 2>&1
 	rc=$?

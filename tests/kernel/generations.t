@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# generations.t: the kernel generation files (uml-kernel/generations/) are complete, every variant composes from its generation's base stack, and the built kernels' variant.info agrees.
+# generations.t: the kernel generation files (uml-kernel/generations/) are complete, every variant name resolves and composes from its generation's base stack, and the built kernels' variant.info and variant.json agree.
 #
-# Everything that names a generation reads these files, so a wrong one breaks the build or a test far from here:
-# this checks each file's keys, that the folders and files it names exist, that the variants it names are of it
-# and carry its suffix, that generation.sh composes each variant's stack (and refuses a wrong variant file, naming
-# its line), and that each built kernel of those variants says which generation and base it is.
+# Everything that names a generation asks uml-kernel/generation.sh, the one reader of these files, the variant
+# files and the series files, so a wrong one breaks the build or a test far from here: this checks each file's
+# keys, that the folders and files it names exist, that the variants it names are of it and carry its suffix, that
+# generation.sh resolves each name (a file of every generation under each generation's suffix) and composes its
+# stack (and refuses a wrong variant file, naming its line, and an unknown name), that its JSON says the same as its
+# other commands, and that each built kernel of those variants says which generation and base it is.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${UMLBED_BUILD:-${BUILD:-$top/build}}
@@ -24,14 +26,14 @@ check "generation.sh lists the generations (${gens[*]})" [ ${#gens[@]} -gt 0 ]
 default=$("$gen_sh" default)
 check "default names a listed generation ($default)" [ -n "$default" -a -f "$top/uml-kernel/generations/$default" ]
 
-# every_variant GEN SUFFIX NAME...: each NAME is a variant file of generation GEN ending in SUFFIX.
+# every_variant GEN SUFFIX NAME...: each NAME is a variant of generation GEN ending in SUFFIX.
 every_variant() {
 	local g=$1 suffix=$2 v
 	shift 2
 	[ $# -gt 0 ] || return 1
 	for v; do
-		[ -f "$top/uml-kernel/variants/$v" ] || { echo "# $v: no uml-kernel/variants/$v"; return 1; }
-		[ "$("$gen_sh" of "$v")" = "$g" ] || { echo "# $v: its file names generation $("$gen_sh" of "$v")"; return 1; }
+		"$gen_sh" of "$v" >/dev/null 2>&1 || { echo "# $v: no such variant (uml-kernel/variants/)"; return 1; }
+		[ "$("$gen_sh" of "$v")" = "$g" ] || { echo "# $v: a variant of generation $("$gen_sh" of "$v")"; return 1; }
 		[ "${v%"$suffix"}$suffix" = "$v" ] || { echo "# $v: does not end in '$suffix'"; return 1; }
 	done
 }
@@ -101,77 +103,94 @@ for g in "${gens[@]}"; do
 		eval '[ ${#bad[@]} = 0 ] && [ -n "$("$gen_sh" get "$g" stack 2>/dev/null)" ]'
 done
 
-# lua_stack ROOT OUT VARIANT...: the stacks and fragments as the scenarios' Lua reader (umlbed.generation's
-# variant()) composes them, in generation.sh's output format, each into OUT/VARIANT (one Lua process for all);
-# a variant it refuses gets its error there and on stderr, and the exit status is 2.
-lua_stack() {
-	lua5.4 - "$top" "$@" <<-'EOF'
-		package.path = arg[1] .. "/runner/lua/lua/?.lua;" .. package.path
-		local generation = require "umlbed.generation"
-		local status = 0
-		for i = 4, #arg do
-		  local fh = assert(io.open(arg[3] .. "/" .. arg[i], "w"))
-		  local v, err = generation.variant(arg[2], arg[i])
-		  if not v then
-		    fh:write(err, "\n") io.stderr:write(err, "\n") status = 2
-		  else
-		    for _, p in ipairs(v.patches) do fh:write(p, "\n") end
-		    for _, c in ipairs(v.configs) do fh:write("config ", c, "\n") end
-		  end
-		  fh:close()
-		end
-		os.exit(status)
-	EOF
-}
-# Every variant composes: its drops are patches of the base and its adds exist (generation.sh stack checks both),
-# and the scenarios' Lua reader composes the same stack and fragments.
+# Every variant name composes: its drops are patches of the base and its adds exist (generation.sh stack checks
+# both). generation.sh json says of each what its other commands say (the scenarios read it: umlbed.definition).
+mapfile -t all < <("$gen_sh" variants)
+check "generation.sh variants lists the variant names (${#all[@]})" [ ${#all[@]} -gt 0 ]
 bad=() differ=()
-mkdir -p "$T/lua"
-mapfile -t all < <(cd "$top/uml-kernel/variants" && ls)
-lua_stack "$top" "$T/lua" "${all[@]}" 2>/dev/null
+"$gen_sh" json >"$T/all.json" 2>"$T/err"
+check "generation.sh json is one JSON document with every variant name" \
+	eval 'jq -e --argjson n ${#all[@]} "(.variants | length) == \$n and (.generations | length) == ${#gens[@]}" "$T/all.json" >/dev/null'
 for v in "${all[@]}"; do
 	"$gen_sh" stack "$v" >"$T/sh" 2>"$T/err" || bad+=("$v: $(head -n 1 "$T/err")")
 	"$gen_sh" configs "$v" | sed 's/^/config /' >>"$T/sh"
-	cmp -s "$T/sh" "$T/lua/$v" || differ+=("$v")
+	"$gen_sh" info "$v" | sed -n 's/^\(generation\|base\|export\) //p' >>"$T/sh"
+	jq -r --arg v "$v" '.variants[$v] | (.stack[], (.configs[] | "config " + .), .generation, .base, .export)' \
+		"$T/all.json" >"$T/json" 2>&1
+	cmp -s "$T/sh" "$T/json" || differ+=("$v")
 done
-check "every variant file composes into a stack${bad:+ (${bad[*]})}" [ ${#bad[@]} = 0 ]
-check "umlbed.generation composes each the same${differ:+ (not: ${differ[*]})}" [ ${#differ[@]} = 0 ]
+check "every variant name composes into a stack${bad:+ (${bad[*]})}" [ ${#bad[@]} = 0 ]
+check "generation.sh json gives each the stack, fragments, generation, base and export of stack, configs and info${differ:+ (not: ${differ[*]})}" \
+	[ ${#differ[@]} = 0 ]
+check "generation.sh json VARIANT names the variant" \
+	eval '[ "$("$gen_sh" json "${all[0]}" | jq -r .variant)" = "${all[0]}" ]'
 
 # The composition itself, on a generation of the test's own: a base of three folders, a variant that drops one patch
 # and adds another, and variant files that are wrong, each refused with its file and line.
 fake=$T/fake
-mkdir -p "$fake/uml-kernel/generations" "$fake/uml-kernel/variants" "$fake/uml-kernel/config" "$fake/f" "$fake/s" "$fake/p"
+mkdir -p "$fake/uml-kernel/generations" "$fake/uml-kernel/variants" "$fake/uml-kernel/config" "$fake/f" "$fake/s" "$fake/p" \
+	"$fake/f10"
 cp "$gen_sh" "$fake/uml-kernel/generation.sh"
 printf '# A generation of generations.t.\nversion 9.9\nsuffix\nfixes f\nseries s\npoints p\nstack fixes series points\n' \
 	>"$fake/uml-kernel/generations/9.9"
+printf '# Its second generation.\nversion 9.10\nsuffix -9.10\nfixes f10\nseries s\npoints p\nstack fixes series points\n' \
+	>"$fake/uml-kernel/generations/9.10"
 echo "generation 9.9" >"$fake/uml-kernel/generations/default"
 printf '# Fixes.\nb.patch\na.patch\n' >"$fake/f/series"
+printf 'a.patch\n' >"$fake/f10/series"
 printf 'c.patch # the series\n' >"$fake/s/series"
 printf 'd.patch\n' >"$fake/p/series"
-touch "$fake"/f/a.patch "$fake"/f/b.patch "$fake"/s/c.patch "$fake"/p/d.patch "$fake"/e.patch "$fake/uml-kernel/config/x.config"
+touch "$fake"/f/a.patch "$fake"/f/b.patch "$fake"/s/c.patch "$fake"/p/d.patch "$fake"/e.patch "$fake/uml-kernel/config/x.config" \
+	"$fake"/f10/a.patch
 fake_variant() { printf '# A variant of generations.t.\n%s\n' "$2" >"$fake/uml-kernel/variants/$1"; }
-fake_variant base ""
-fake_variant mixed $'config x.config\ndrop f/a.patch\nadd e.patch'
+fake_variant base "generation 9.9"
+fake_variant mixed $'generation 9.9\nconfig x.config\ndrop f/a.patch\nadd e.patch'
 check "composed: the base is each stack folder's series, in its order" \
 	[ "$("$fake/uml-kernel/generation.sh" stack base | paste -sd' ')" = "f/b.patch f/a.patch s/c.patch p/d.patch" ]
 check "composed: a drop leaves its patch out and an add comes last" \
 	[ "$("$fake/uml-kernel/generation.sh" stack mixed | paste -sd' ')" = "f/b.patch s/c.patch p/d.patch e.patch" ]
-check "composed: the Lua reader gives the same" \
-	eval 'lua_stack "$fake" "$T" mixed && [ "$(paste -sd" " "$T/mixed")" = "f/b.patch s/c.patch p/d.patch e.patch config x.config" ]'
 check "composed: configs lists the variant's fragments" [ "$("$fake/uml-kernel/generation.sh" configs mixed)" = x.config ]
-# merges(): what the scenarios ask of a definition (trigger-leaks, trigger-failslab): a fragment it merges, one it
-# does not, and a variant there is not.
-merges() {
-	lua5.4 - "$top" "$fake" <<-'EOF'
+# One file, every generation: a file without a generation line is the default generation's variant under its own
+# name and another generation's under its name with that generation's suffix, $gen standing for the generation.
+fake_variant each $'add $gen/e.patch'
+mkdir -p "$fake/9.9" "$fake/9.10" && touch "$fake/9.9/e.patch" "$fake/9.10/e.patch"
+fake_variant bound $'generation 9.9\nconfig x.config'
+fake_sh=$fake/uml-kernel/generation.sh
+check "resolved: a file without a generation line is the default generation's under its name" \
+	[ "$("$fake_sh" of each) $("$fake_sh" stack each | paste -sd' ')" = "9.9 f/b.patch f/a.patch s/c.patch p/d.patch 9.9/e.patch" ]
+check "resolved: ... and another generation's under its name and that generation's suffix, \$gen its name" \
+	[ "$("$fake_sh" of each-9.10) $("$fake_sh" base each-9.10) $("$fake_sh" stack each-9.10 | paste -sd' ')" = "9.10 each f10/a.patch s/c.patch p/d.patch 9.10/e.patch" ]
+check "resolved: a file with a generation line is that generation's only" \
+	eval '[ "$("$fake_sh" of bound)" = 9.9 ] && ! "$fake_sh" of bound-9.10 2>/dev/null'
+check "resolved: variants lists each file's names" \
+	[ "$("$fake_sh" variants | paste -sd' ')" = "base bound each each-9.10 mixed" ]
+for v in nowhere nowhere-9.10 each-9.9 each-9.10-9.10 ../each; do
+	check "resolved: an unknown name ($v) is exit 2 with a message that names it" \
+		eval '! "$fake_sh" stack "$v" >/dev/null 2>"$T/err"; [ $? = 0 ] && "$fake_sh" of "$v" 2>/dev/null; [ $? = 2 ] &&
+			grep -qxF "generation.sh: no variant '"'$v'"' (see uml-kernel/variants/)" "$T/err"'
+done
+# The scenarios read the definitions from this JSON (umlbed.definition), for the name a kernel runs under: in the
+# kernel's generation as given or with its suffix (umlbed run --generation 9.10 --variant each), else the name's.
+# definition JSON: what umlbed.definition finds in the document in the file JSON for some names.
+definition() {
+	lua5.4 - "$top" "$1" <<-'EOF'
 		package.path = arg[1] .. "/runner/lua/lua/?.lua;" .. package.path
-		local g = require "umlbed.generation"
-		local nope, err = g.merges(arg[2], "nowhere", "x.config")
-		print(g.merges(arg[2], "mixed", "x.config"), g.merges(arg[2], "base", "x.config"), nope, err)
+		local d = require "umlbed.definition"
+		local doc = assert(d.load(arg[2]))
+		local out = {}
+		for _, name in ipairs { "each", "each-9.10", "bound", "mixed", "nowhere" } do
+		  local def, err = d.variant(doc, name)
+		  out[#out + 1] = def and (def.name .. "@" .. def.generation .. ":" .. tostring(d.merges(def, "x.config"))) or err
+		end
+		print(table.concat(out, ","))
 	EOF
 }
-check "merges: the Lua reader says which fragments a definition merges, and why it cannot" \
-	[ "$(merges)" = "$(printf 'true\tfalse\tnil\tno definition uml-kernel/variants/nowhere (%s)' \
-		"$fake/uml-kernel/variants/nowhere: No such file or directory")" ]
+check "json: umlbed.definition finds each name for a kernel of the second generation, and its fragments" \
+	eval '"$fake_sh" json each-9.10 >"$T/each.json" && [ "$(definition "$T/each.json")" = "each-9.10@9.10:false,each-9.10@9.10:false,bound@9.9:true,mixed@9.9:true,no variant nowhere (uml-kernel/variants/)" ]'
+check "json: strings are escaped" \
+	eval 'printf "# q\nconfig x.config\n" >"$fake/uml-kernel/variants/q\"uo\\te" && "$fake_sh" json | jq -e ".variants[\"q\\\"uo\\\\te\"].name == \"q\\\"uo\\\\te\"" >/dev/null'
+rm -f "$fake/uml-kernel/variants/"q*
+rm -f "$fake/uml-kernel/variants/each" "$fake/uml-kernel/variants/bound"
 # The export is the last EXPORT_SYMBOL* line for invalidate_mmap_range that the stack adds: c.patch adds the GPL one,
 # e.patch (mixed's add) turns it into EXPORT_SYMBOL, and a line for another symbol counts for nothing.
 echo '+EXPORT_SYMBOL_GPL(invalidate_mmap_range);' >"$fake/s/c.patch"
@@ -180,38 +199,30 @@ check "info: the base's export, no fragments" \
 	[ "$("$fake/uml-kernel/generation.sh" info base | paste -sd,)" = "generation 9.9,base base,export EXPORT_SYMBOL_GPL,configs" ]
 check "info: the export of the last patch that sets it, and the fragments" \
 	[ "$("$fake/uml-kernel/generation.sh" info mixed | paste -sd,)" = "generation 9.9,base mixed,export EXPORT_SYMBOL,configs x.config" ]
-# refused VARIANT LINES ERE [sh]: a variant file of LINES makes stack fail, with a message matching ERE, in
-# generation.sh and in the scenarios' Lua reader alike; with "sh", in generation.sh only (the Lua reader opens no
-# patch or fragment: one that is missing is the scenario's own error when it reads it).
+# refused VARIANT LINES ERE: a variant file of LINES makes stack fail, with a message matching ERE.
 refused() {
 	fake_variant "$1" "$2"
 	if "$fake/uml-kernel/generation.sh" stack "$1" >/dev/null 2>"$T/err" || ! grep -qE "$3" "$T/err"; then
 		sed 's/^/# /' "$T/err"
 		return 1
 	fi
-	[ "${4:-}" != sh ] || return 0
-	if lua_stack "$fake" "$T" "$1" 2>"$T/err" || ! grep -qE "$3" "$T/err"; then
-		sed 's/^/# lua: /' "$T/err"
-		return 1
-	fi
 }
 check "refused: a drop of a patch the base does not have, naming the line" \
 	refused bad-drop $'add e.patch\ndrop f/z.patch' 'variants/bad-drop:3: drop f/z.patch: not a patch'
-check "refused: an add of a missing file, naming the line" refused bad-add 'add nowhere.patch' 'variants/bad-add:2: add nowhere.patch: no such file' sh
+check "refused: an add of a missing file, naming the line" refused bad-add 'add nowhere.patch' 'variants/bad-add:2: add nowhere.patch: no such file'
 check "refused: an add of a patch already in the stack" refused twice 'add s/c.patch' 'add s/c.patch: already in the stack'
 check "refused: a bare path (the old format), naming the line" \
 	refused bare 's/c.patch' "variants/bare:2: 's/c.patch' is not a line of a variant file"
-check "refused: a missing config fragment, naming the line" refused bad-config 'config y.config' 'variants/bad-config:2: no config fragment' sh
+check "refused: a missing config fragment, naming the line" refused bad-config 'config y.config' 'variants/bad-config:2: no config fragment'
 
-# Each variant file names a generation there is, and its base name is its name without that generation's suffix.
+# Each variant name is of a generation there is, and its base name is its name without that generation's suffix.
 bad=()
-for f in "$top"/uml-kernel/variants/*; do
-	v=${f##*/}
+for v in "${all[@]}"; do
 	g=$("$gen_sh" of "$v" 2>/dev/null) || { bad+=("$v: no such generation"); continue; }
 	b=$("$gen_sh" base "$v")
 	[ "$b$("$gen_sh" get "$g" suffix)" = "$v" ] || [ "$b" = "$v" ] || bad+=("$v: base $b")
 done
-check "every variant file names a generation, and base + suffix gives its name back${bad:+ (${bad[*]})}" \
+check "every variant name is of a generation, and base + suffix gives it back${bad:+ (${bad[*]})}" \
 	[ ${#bad[@]} = 0 ]
 
 # The kernels make check builds: each says what it is in variant.info, which build.sh writes on every build.
@@ -227,6 +238,10 @@ for g in "${gens[@]}"; do
 		said=$("$gen_sh" info "$v")
 		check "$v: variant.info is what its definition gives today ($(paste -sd, <<<"$said"))" \
 			[ "$(cat "$info" 2>/dev/null)" = "$said" ]
+		# variant.json: the kernel's name and its own definition, as generation.sh json gives them today.
+		have=$(jq -c '[.variant, .variants[.variant]]' "$BUILD/kernel/$v/variant.json" 2>&1)
+		want=$("$gen_sh" json "$v" | jq -c '[.variant, .variants[.variant]]')
+		check "$v: variant.json holds its definition as generation.sh json gives it today" [ "$have" = "$want" ]
 	done
 done
 echo "1..$n"

@@ -11,6 +11,7 @@
 #                                           (tests/kselftests/patches/GEN/, docs/known-issues.md)
 #   $BUILD/kselftests/GEN/SUB/              upstream's Makefile's binaries, linked with gcc -static, and its scripts;
 #                                           SUB is the generation's "selftests" folder (vm before Linux 6.3, mm since)
+#   $BUILD/kselftests/definitions.json      uml-kernel/generation.sh json: the generations' keys, for vm.lua
 # The guest has no C library, so every binary is static. Upstream's Makefile decides what to build; nothing is
 # written into the pristine tree. Incremental: the headers are re-installed only when the tree changes, the copy is
 # re-made only when it or the patches change, and make rebuilds only what changed.
@@ -28,6 +29,9 @@ tree=$("$top/uml-kernel/build.sh" --tree "$gen")
 	{ echo "kselftests: $tree has no tools/testing/selftests/$sub (uml-kernel/generations/$gen: selftests)" >&2; exit 2; }
 out=$BUILD/kselftests/$gen
 mkdir -p "$out/$sub"
+# vm.lua runs in the runner's sandbox, which cannot run generation.sh: the generations' keys, as its JSON.
+"$generation" json >"$BUILD/kselftests/definitions.json.tmp"
+mv "$BUILD/kselftests/definitions.json.tmp" "$BUILD/kselftests/definitions.json"
 treestamp="$tree $(stat -c '%Y' "$tree/Makefile")"
 
 if [ "$(cat "$out/hdr.stamp" 2>/dev/null)" != "$treestamp" ] || [ ! -d "$out/hdr/usr/include/linux" ]; then

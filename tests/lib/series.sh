@@ -29,4 +29,9 @@ tree_of() {
 	echo "$BUILD/src/$("$generation" get "$1" source)"
 }
 
-series_of() { grep -v -e '^#' -e '^[[:space:]]*$' "${series_dir[$1]}/series"; }
+# The names of a generation's series' patches, in order, as generation.sh reads its series file.
+series_of() {
+	local d p
+	d=$("$generation" get "$1" series) || return
+	"$generation" series "$d" | while read -r p; do echo "${p#"$d/"}"; done
+}

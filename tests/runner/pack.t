@@ -15,6 +15,7 @@ pack_holds() {
   tar -tzf "$T/pack.tar.gz" >"$T/list" || return 1
   for f in build/runner/umlbed build/guest/umlbed-agent build/kernel/full/obj/linux build/kernel/gpl-only/obj/linux \
     build/kernel/full/variant.info build/kernel/gpl-only/variant.info uml-kernel/generations/default \
+    build/kernel/full/variant.json build/kernel/gpl-only/variant.json \
     build/kernel/full/modules/umlbed_gpl.ko scenarios/rounding.lua uml-kernel/variants/full COPYING \
     LICENSES/preferred/MIT LICENSES/preferred/GPL-2.0 MANIFEST; do
     grep -qx "umlbed-pack/$f" "$T/list" || { echo "# missing $f" >&2; return 1; }

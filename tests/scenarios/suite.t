@@ -31,10 +31,11 @@ trap 'exit 130' INT TERM
 
 # The variants of one generation differ in what their definitions say (gpl-only drops the export patch), not in
 # their mm code: the first variant of each generation runs the whole suite, the others the scenario files whose
-# expectations come from the variant's definition (those that require umlbed.generation, which composes it from
-# uml-kernel/variants/), which are the only ones whose verdict can differ between them.
+# expectations come from the variant's definition (those that require umlbed.definition, which reads the variant's
+# definition that generation.sh resolved, from beside the kernel), which are the only ones whose verdict can differ
+# between them.
 gen_sh=$top/uml-kernel/generation.sh
-mapfile -t by_definition < <(grep -l 'require "umlbed.generation"' "$top"/scenarios/*.lua)
+mapfile -t by_definition < <(grep -l 'require "umlbed.definition"' "$top"/scenarios/*.lua)
 declare -A whole
 for g in $("$gen_sh" list); do
 	read -r first _ <<<"$("$gen_sh" get "$g" variants)"
@@ -62,7 +63,7 @@ for v in "${variants[@]}"; do
 	if [ -z "${whole[$v]:-}" ]; then
 		# Without a file, the runner would run ./scenarios: a selection that finds none is this file's failure.
 		if [ ${#by_definition[@]} = 0 ]; then
-			ok 1 "$v: some scenario file reads the variant's definition (require \"umlbed.generation\")"
+			ok 1 "$v: some scenario file reads the variant's definition (require \"umlbed.definition\")"
 			continue
 		fi
 		files=("${by_definition[@]}")

@@ -12,20 +12,29 @@ local M = {}
 -- This file's folder, from the path the module searcher hands its loader, and the repository's top above it.
 local here = (select(2, ...) or ""):match("^(.*)/lib/[^/]+$") or "."
 local root = here .. "/../.."
--- The reader of uml-kernel/generations/, from the bed library.
-local generation = require "umlbed.generation"
+-- The reader of uml-kernel/generation.sh's JSON, from the bed library.
+local definition = require "umlbed.definition"
 
 M.USERS = { root = 0, nobody = 65534 }
 M.RESULTS = { pass = true, skip = true, xfail = true }
 -- Guest memory unless a line says otherwise: what upstream's tests need on a small VM.
 M.MEM = "256M"
 
--- The generation gen (nil or empty: the default one) and its keys from uml-kernel/generations/GEN; an error names
--- what is missing. The selftests use its version, selftests folder and expectation table (kselftests).
+-- The generation gen (nil or empty: the default one) and its keys, as uml-kernel/generation.sh read them:
+-- tests/kselftests/build.sh writes its JSON beside the binaries' folders (BUILD/kselftests/definitions.json): that of
+-- the binaries $UMLBED_KSELFTESTS names, else of $UMLBED_BUILD, else of the tree's build/. An error names what is
+-- missing. The selftests use its version, selftests folder and expectation table (kselftests).
 function M.generation(gen)
-  if not gen or gen == "" then gen = assert(generation.default(root)) end
-  local keys, err = generation.read(root, gen)
-  if not keys then error("UMLBED_KSELFTESTS_GEN: " .. err, 0) end
+  local build = os.getenv("UMLBED_BUILD")
+  if not build or build == "" then build = root .. "/build" end
+  local path = build .. "/kselftests/definitions.json"
+  local bins = os.getenv("UMLBED_KSELFTESTS")
+  if bins and bins ~= "" then path = bins .. "/../../definitions.json" end
+  local doc, derr = definition.load(path)
+  if not doc then error("no generations' definitions (tests/kselftests/build.sh writes them): " .. derr, 0) end
+  if not gen or gen == "" then gen = doc.default end
+  local keys = doc.generations[gen]
+  if not keys then error("UMLBED_KSELFTESTS_GEN: no generation '" .. tostring(gen) .. "'", 0) end
   for _, k in ipairs { "version", "selftests", "kselftests" } do
     if not keys[k] or keys[k] == "" then error("uml-kernel/generations/" .. gen .. " has no " .. k, 0) end
   end

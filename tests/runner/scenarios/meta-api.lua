@@ -77,7 +77,7 @@ return {
     t:assert_true(task:wait(), "the task ran")
     keys("umlbed", umlbed)
     keys("umlbed.finding", umlbed.findings("[    1.0] WARNING: CPU: 0 PID: 1 at x.c:1 f+0x0/0x1\n")[1])
-    for _, name in ipairs { "bed", "points", "pagedata", "model", "generation", "explore", "explore_case",
+    for _, name in ipairs { "bed", "points", "pagedata", "model", "definition", "explore", "explore_case",
                             "explore_oracle" } do
       keys("umlbed." .. name, require("umlbed." .. name))
     end

@@ -180,7 +180,7 @@ elseif mode == "docs" then
                    task = "umlbed.task", ctl = "umlbed.loopctl", h = "umlbed.points.handle", umlbed = "umlbed",
                    points = "umlbed.points", pd = "umlbed.pagedata", bed = "umlbed.bed" }
   -- `umlbed.bed` and the like are module names, not members of the umlbed module.
-  local modules = { bed = true, points = true, pagedata = true, model = true, generation = true }
+  local modules = { bed = true, points = true, pagedata = true, model = true, definition = true }
   -- Tables of names: the boot options (lua-vm.md's "option" table) and the scenario table (scenarios.md).
   local tables = { ["lua-vm.md|option"] = "umlbed.vm_opts", ["scenarios.md|## The table"] = "umlbed.scenario" }
   local decls = read_decls(arg[2])

@@ -144,8 +144,8 @@ sub own_dir { my ($vdir, $key, $m) = @_; return "$vdir/own/" . substr(sha256_hex
 
 # own_kernel(VDIR, KMAKE, M, TEXT, KEY, LOG, STAND_IN): the kernel of the mutant M ({ id, num, file, line, mutated })
 # that is no switch: its line written into its file's schema TEXT, kbuild, the kernel kept under own/ with the
-# variant's modules and variant.info, the schema put back. Kept by a key of the schema and the mutant, so a second
-# run reuses it. The kernel's path, or undef when it does not build.
+# variant's modules, variant.info and variant.json, the schema put back. Kept by a key of the schema and the
+# mutant, so a second run reuses it. The kernel's path, or undef when it does not build.
 sub own_kernel {
     my ($vdir, $kmake, $m, $text, $key, $log, $stand_in) = @_;
     my $dir = own_dir($vdir, $key, $m);
@@ -164,7 +164,7 @@ sub own_kernel {
         make_path("$dir/obj");
         copy("$vdir/obj/linux", "$dir/obj/linux.tmp") && chmod(0755, "$dir/obj/linux.tmp")
             && rename("$dir/obj/linux.tmp", "$dir/obj/linux") or fail("$dir/obj/linux: $!");
-        copy("$vdir/variant.info", "$dir/variant.info") or fail("$dir/variant.info: $!");
+        for my $f (qw(variant.info variant.json)) { copy("$vdir/$f", "$dir/$f") or fail("$dir/$f: $!") }
         symlink("$vdir/modules", "$dir/modules") or fail("symlink $dir/modules: $!");
     }
     restore();

@@ -3,7 +3,7 @@
 #
 # The bundle is a tree like this checkout's, in the layout of make pack (docs/shards.md):
 #   build/runner/umlbed, build/guest/umlbed-agent             the runner and the agent
-#   build/mutate/kernel/V/obj/linux, modules/, variant.info   the schema kernel; own/*/ the mutants' own kernels
+#   build/mutate/kernel/V/obj/linux, modules/, variant.info, variant.json   the schema kernel; own/*/ the mutants' own kernels
 #   mutate/prepared.json                                      every mutant, its number, its verdict if the build
 #                                                             gave one (not built, TCE), its runs; the runs of the
 #                                                             suite and their unmutated times
@@ -38,11 +38,11 @@ sub put {
     chmod($mode // (stat $from)[2] & 07777, $to);
 }
 
-# kernel_dir(FROM, TO): a kernel's folder in the bundle: obj/linux, variant.info, the test modules.
+# kernel_dir(FROM, TO): a kernel's folder in the bundle: obj/linux, variant.info, variant.json, the test modules.
 sub kernel_dir {
     my ($from, $to) = @_;
     put("$from/obj/linux", "$to/obj/linux", 0755);
-    put("$from/variant.info", "$to/variant.info");
+    put("$from/$_", "$to/$_") for qw(variant.info variant.json);
     put($_, "$to/modules/" . ($_ =~ s{.*/}{}r)) for glob("$from/modules/*.ko");
 }
 

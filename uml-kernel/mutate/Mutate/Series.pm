@@ -15,12 +15,26 @@ our @EXPORT = qw(series_tree git_show changed_lines line_map mutants shard_of fr
 
 # ---- The series' lines ----
 
-# series_files(GEN): the series' patches in order, and the .c files they touch.
+# gen_lines(ARG...): the lines generation.sh prints for ARG..., or a failure naming them.
+sub gen_lines {
+    open(my $h, '-|', $gen_sh, @_) or fail("$gen_sh: $!");
+    my @l = <$h>;
+    close($h) or fail("generation.sh @_ failed");
+    chomp @l;
+    return @l;
+}
+
+# series_list(DIR): the patches of the series folder DIR (from the top, or absolute), in order, as paths, as
+# generation.sh reads its series file.
+sub series_list {
+    my ($dir) = @_;
+    return map { m{^/} ? $_ : "$top/$_" } gen_lines('series', $dir);
+}
+
+# series_patches(GEN): the generation's series' patches in order.
 sub series_patches {
     my ($g) = @_;
-    my $dir = "$top/" . gen_get($g, 'series');
-    my @p = grep { !/^#/ && /\S/ } split /\n/, slurp("$dir/series");
-    return map { "$dir/$_" } @p;
+    return series_list(gen_get($g, 'series'));
 }
 
 sub touched {
@@ -76,16 +90,11 @@ sub series_at {
     my ($g, $pristine, $rev) = @_;
     my $dir = gen_get($g, 'series');
     my $pdir = tempdir('umlbed-mutate-rev.XXXXXX', TMPDIR => 1, CLEANUP => 1);
-    my $list = git_show($rev, "$dir/series");
-    return $pdir unless defined $list;
-    my @patches;
-    for my $name (grep { !/^#/ && /\S/ } split /\n/, $list) {
-        my $t = git_show($rev, "$dir/$name") // fail("$rev:$dir/$name: not in the revision its series names");
-        (my $base = $name) =~ s{.*/}{};
-        spew("$pdir/$base", $t);
-        push @patches, "$pdir/$base";
-    }
-    my ($tree) = apply_series($pristine, @patches);
+    return $pdir if system('sh', '-c', 'git -C "$1" cat-file -e "$2" 2>/dev/null', 'sh', $top, "$rev:$dir/series");
+    # The series folder as REV had it, read by generation.sh as the working tree's is.
+    system('sh', '-c', 'git -C "$1" archive "$2" "$3" | tar -x -C "$4"', 'sh', $top, $rev, $dir, $pdir) == 0
+        or fail("$rev:$dir: cannot extract it");
+    my ($tree) = apply_series($pristine, series_list("$pdir/$dir"));
     return $tree;
 }
 
@@ -185,10 +194,8 @@ sub fragments {
     push @f, 'debug.config' if ($ENV{DEBUG} // 1) eq '1';
     my $gc = gen_get($g, 'config');
     push @f, $gc if $gc ne 'none';
-    my $variant = $base . gen_get($g, 'suffix');
-    my $vfile = "$top/uml-kernel/variants/$variant";
-    -f $vfile or fail("no variant $variant (uml-kernel/variants/)");
-    for (split /\n/, slurp($vfile)) { push @f, $1 if /^config\s+(\S+)\s*$/ }
+    # The variant's own, as generation.sh resolves the name (its file names no generation: the same fragments on each).
+    push @f, gen_lines('configs', $base . gen_get($g, 'suffix'));
     return map { "$cdir/$_" } @f;
 }
 

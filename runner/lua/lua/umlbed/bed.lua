@@ -21,9 +21,9 @@
 -- mapping of list (see below).
 -- bed.stage(vm, hostpath [, name]) copies a host file (a module of one's own, a program) into the vm's shared
 -- folder and returns its guest path; bed.test_modules(vm, root) is the host folder with the project's test modules
--- built for the running kernel (umlbed_gpl.ko, umlbed_proprietary.ko; root: the source tree, for variants that
--- share their generation's full variant's).
-local generation = require "umlbed.generation"
+-- built for the running kernel (umlbed_gpl.ko, umlbed_proprietary.ko; root: the source tree, unused now that the
+-- kernel's variant.json says which modules variants without their own share).
+local definition = require "umlbed.definition"
 
 local M = {}
 
@@ -110,16 +110,15 @@ end
 
 -- The modules are tools, not an oracle: they are taken from next to the running binary
 -- (BUILD/kernel/VARIANT/modules), else from its generation's full variant's, which the broken variants share
--- (variant.info names the generation; its file in the source tree, the suffix of its variant names).
-function M.test_modules(vm, root)
+-- (the kernel's variant.json names its generation and that generation's suffix of variant names).
+function M.test_modules(vm, _root)
   local vdir = vm.kernel:match("^(.*)/[^/]+/[^/]+$")
   if not vdir then return nil, "kernel " .. vm.kernel .. " is not at BUILD/kernel/VARIANT/obj/linux" end
   local mods = vdir .. "/modules"
   if slurp(mods .. "/umlbed_gpl.ko") then return mods end
-  local info, err = generation.info(vm.kernel)
-  if not info then return nil, err end
-  local gen, gerr = generation.read(root, info.generation)
-  if not gen then return nil, gerr end
+  local doc, err = definition.of_kernel(vm.kernel)
+  if not doc then return nil, err end
+  local _, gen = definition.own(doc)
   return vdir:match("^(.*)/[^/]+$") .. "/full" .. gen.suffix .. "/modules"
 end
 
