@@ -18,6 +18,7 @@ for f in runner/umlbed guest/umlbed-agent "kernel/$v/obj/linux"; do
   chmod 755 "$B/$f"
 done
 printf 'generation fake\n' >"$B/kernel/$v/variant.info"
+printf '{}\n' >"$B/kernel/$v/variant.json"
 printf 'module\n' >"$B/kernel/$v/modules/umlbed_gpl.ko"
 # mk ACTION PREFIX DESTDIR: make install or uninstall, its output in $T/out, its exit status in $rc. sh ACTION
 # PREFIX DESTDIR: the same by the script itself, which is quicker where make's own quoting is not what is tested.

@@ -22,6 +22,8 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/build-t.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 mkdir -p "$T/top" "$T/build"
 cp -r "$top/uml-kernel" "$top/patches" "$T/top/"
+# The patches a variant file may add from outside uml-kernel/: build.sh writes every definition (variant.json).
+mkdir -p "$T/top/bench" && cp -r "$top/bench/patches" "$T/top/bench/"
 kvar=KSRC_${g//./_}
 # The objects the edits below reach, not the whole kernel: what is checked is the tree build.sh patches (make check
 # builds every variant's kernel through build.sh anyway).
@@ -52,7 +54,7 @@ same_as_fresh() {
 }
 
 build
-check "the full variant builds from scratch in its own folder" [ $? = 0 ]
+check "the full variant builds from scratch in its own folder" [ $? = 0 ] || diag "$T/log"
 [ -f "$vdir/obj/mm/memory.o" ] || { diag "$T/log"; echo "1..$n"; exit 1; }
 check "... running kbuild (the log says BUILD)" said BUILD
 check "... and keeping the folder in the kernel cache" [ -f "$(find "$T/kcache/full" -name memory.o -print -quit)" ]
@@ -78,7 +80,7 @@ mark="edited by build.t $$"
 sed -i "0,/^+ \* Context: Process context/s|^+ \* Context: Process context|+ * Context ($mark): Process context|" "$p1"
 check "the edit is in the patch" grep -q "$mark" "$p1"
 build
-check "the edited series builds" [ $? = 0 ]
+check "the edited series builds" [ $? = 0 ] || diag "$T/log"
 check "mm/memory.c has the edit" grep -q "$mark" "$src/mm/memory.c"
 check "mm/memory.c got a new time" [ "$(stat -c %Y "$src/mm/memory.c")" -gt 946684800 ]
 check "... and kbuild compiled it again (mm/memory.o is new)" [ "$(stat -c %Y "$vdir/obj/mm/memory.o")" -gt 946684800 ]
@@ -99,12 +101,12 @@ echo "A line that build.t adds." >>"$T/howto.rst"
 } >"$T/top/extra.patch"
 echo "add extra.patch" >>"$T/top/uml-kernel/variants/full"
 build
-check "the variant with a patch more builds" [ $? = 0 ]
+check "the variant with a patch more builds" [ $? = 0 ] || diag "$T/log"
 check "the new patch made $made (the probe)" [ -f "$src/$made" ]
 check "... and changed $doc" not cmp -s "$pristine/$doc" "$src/$doc"
 sed -i '/^add extra.patch$/d' "$T/top/uml-kernel/variants/full"
 build
-check "the variant without it builds" [ $? = 0 ]
+check "the variant without it builds" [ $? = 0 ] || diag "$T/log"
 check "$made is gone" [ ! -e "$src/$made" ]
 check "$doc is pristine again" cmp -s "$pristine/$doc" "$src/$doc"
 check "the tree is what a fresh application of the series gives" same_as_fresh
