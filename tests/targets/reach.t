@@ -74,10 +74,12 @@ rc=$?
 check "make mutate's command, one mutant, judged by the full variant (exit $rc)" [ "$rc" = 0 ]
 [ "$rc" = 0 ] || { diag "$T/mut.out"; tail -n 20 "$T/mut.err" | diag; tail -n 30 "$T/mutate/log.txt" 2>/dev/null | diag; }
 # The words are what is tested: they are how make mutate tells its user that it chose runs by the reach data.
-check "... reports that it chose the runs by make coverage's reach data" grep -qF "run selection from $R/reach.txt" "$T/mut.err"
-check "... and does not say it has none" not grep -q 'no coverage reach data' "$T/mut.err"
+check "... reports that it chose the runs by make coverage's line reach" \
+  grep -qF "mutate: line reach from $R/reach-lines.json (" "$T/mut.err"
+check "... and does not say it has none" not grep -qE '^mutate: no (coverage|line) reach' "$T/mut.err"
 M=$T/mutate/results.json
-check "... results.json says it used the reach data" jq -e '.reach == true' "$M"
+check "... results.json says which reach data it used" jq -e --arg f "line reach from $R/reach-lines.json (" \
+  '.reach | type == "string" and startswith($f)' "$M"
 check "... the mutant is killed, by a run of rounding.lua" \
   jq -e --arg id "$id" '[.results[] | select(.id == $id and .verdict == "killed" and
     ([.killed_by[].file] | any(endswith("rounding.lua"))))] | length == 1' "$M"
