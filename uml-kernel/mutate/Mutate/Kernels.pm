@@ -34,6 +34,9 @@ sub prepare_tree {
         local $ENV{BUILD} = $mbuild;
         local $ENV{$kvar} = pristine_tree($g);
         local $ENV{KBUILD_TARGETS} = $stand_in ? 'olddefconfig' : $ENV{KBUILD_TARGETS};
+        # A stand-in's tree is configured only, in a test's own folder: kept in the kernel cache, which holds two
+        # folders a variant, it would push out the variant's real kernel (a warm clean room then compiles it again).
+        delete local $ENV{UMLBED_KERNEL_CACHE} if $stand_in;
         sh($log, "$top/uml-kernel/build.sh", $variant) == 0 or fail("the unmutated $variant does not build (see $log)");
     }
     # The test modules: those the build folder has for the variant (same configuration and version), else built here
