@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* describe.c: a scenario file's runs, listed by a walled process (__describe's code) the runner kills at the load deadline. */
 #include "describe.h"
+#include "reaper.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -72,12 +73,7 @@ static int spawn_describer(const int link[2], const umb_host_config *hc, const c
     /* Above the standard descriptors first: the runner may have been started with one of them closed. */
     int l = fcntl(link[1], F_DUPFD, UMB_RUN_LINK_FD + 1), null = open("/dev/null", O_RDWR);
     if (l < 0 || null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(l, UMB_RUN_LINK_FD) < 0) _exit(2);
-    struct sigaction sa = {.sa_handler = SIG_DFL};
-    sigemptyset(&sa.sa_mask);
-    for (int s = 1; s < NSIG; s++) sigaction(s, &sa, NULL);
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, NULL);
+    umb_signals_default();
     char *args[] = {"umlbed", "__describe", runner, NULL};
     _exit(umb_describe_main(3, args));
   }

@@ -304,6 +304,15 @@ void umb_sweep_below(const char *dir, pid_t spare_pgid) {
     }
 }
 
+void umb_signals_default(void) {
+  struct sigaction sa = {.sa_handler = SIG_DFL};
+  sigemptyset(&sa.sa_mask);
+  for (int s = 1; s < NSIG; s++) sigaction(s, &sa, NULL);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
 int umb_reaper_start(const char *tmpbase) {
   int p[2];
   if (pipe2(p, O_CLOEXEC)) return -errno;
@@ -335,12 +344,7 @@ int umb_reaper_start(const char *tmpbase) {
       pidfd = -1;
     }
 #endif
-    struct sigaction sa = {.sa_handler = SIG_DFL};
-    sigemptyset(&sa.sa_mask);
-    for (int s = 1; s < NSIG; s++) sigaction(s, &sa, NULL);
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, NULL);
+    umb_signals_default();
     reaper_main(3, pidfd, runner, runner_pgid, tmpbase);
   }
   close(p[0]);

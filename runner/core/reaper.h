@@ -18,6 +18,9 @@
  * It runs in a session of its own, so the terminal's SIGINT or SIGHUP does not reach it.
  */
 
+/* A forked child's signals as a fresh process has them: every handler the default, nothing blocked. */
+void umb_signals_default(void);
+
 /* Forks the reaper, which takes folders under TMPBASE only. Call once, before any thread or child exists. Returns 0
  * or a negative errno. */
 int umb_reaper_start(const char *tmpbase);
