@@ -116,17 +116,21 @@ sub judge_pool {
         $s->{r}{run_s} = sprintf('%.2f', time - $s->{t0});
         $done->($s->{r});
     };
+    # A confirmation carries whether the run it confirms hung: two runs of one mutant may fail at once, each
+    # confirmed on its own.
     my $launch = sub {
-        my ($s, $run, $kind) = @_;
+        my ($s, $run, $kind, $hang) = @_;
         my ($pid, $json) = start($p, $s->{m}, $run);
-        $by_pid{$pid} = { s => $s, run => $run, json => $json, kind => $kind };
+        $by_pid{$pid} = { s => $s, run => $run, json => $json, kind => $kind, hang => $hang };
         $s->{inflight}{$pid} = 1;
     };
     while (@queue || grep { !$_->{over} } @active) {
-        # A timeout's confirmation waits until no other run goes on, then runs alone.
+        # A timeout's confirmation waits until no other run goes on, then runs alone; one of a mutant killed
+        # meanwhile is dropped.
+        @exclusive = grep { !$_->[0]{over} } @exclusive;
         if (@exclusive && !$busy->()) {
-            my ($s, $run) = @{ shift @exclusive };
-            $launch->($s, $run, 'confirm');
+            my ($s, $run, $hang) = @{ shift @exclusive };
+            $launch->($s, $run, 'confirm', $hang);
             $alone = 1;
         }
         while (!@exclusive && !$alone && $busy->() < $p->{slots}) {
@@ -173,12 +177,12 @@ sub judge_pool {
             if ($res->{verdict} !~ /^(?:FAILED|CRASHED|TIMEOUT)$/) { push @{ $s->{errors} }, $run->{name}; next }
             my $hang = $res->{verdict} eq 'TIMEOUT' && !$res->{report};
             push @{ $s->{hung} }, $run->{name} if $res->{verdict} eq 'TIMEOUT';
-            $s->{confirming} = { hang => $hang };
-            if ($res->{verdict} eq 'TIMEOUT') { push @exclusive, [$s, $run] } else { $launch->($s, $run, 'confirm') }
+            $s->{confirming}++;
+            if ($res->{verdict} eq 'TIMEOUT') { push @exclusive, [$s, $run, $hang] } else { $launch->($s, $run, 'confirm', $hang) }
             next;
         }
-        my $hang = $s->{confirming}{hang};
-        $s->{confirming} = 0;
+        my $hang = $w->{hang};
+        $s->{confirming}--;
         if ($res->{verdict} =~ /^(?:FAILED|CRASHED)$/ || $res->{report} || ($hang && $res->{verdict} eq 'TIMEOUT')) {
             my $r = $s->{r};
             $r->{verdict} = 'killed';
