@@ -57,6 +57,100 @@ sub farm_compile {
               "-fmacro-prefix-map=$farm/=", $w[-1]);
 }
 
+# prefix_end(LINES): how many lines open the file before its first line of C: blank lines, comments and preprocessor
+# lines, ending where no #if is open and an #include was seen; 0 when there is no such place.
+sub prefix_end {
+    my @l = @_;
+    my ($depth, $comment, $cont, $inc, $end) = (0, 0, 0, 0, 0);
+    for my $i (0 .. $#l) {
+        my $t = $l[$i];
+        if ($cont) { $cont = $t =~ /\\$/; next }
+        if ($comment) { next unless $t =~ s{.*?\*/}{}; $comment = 0 }
+        $t =~ s{/\*.*?\*/}{}g;
+        if ($t =~ s{/\*.*}{}) { $comment = 1 }
+        $t =~ s{//.*}{};
+        if ($t =~ /^\s*#\s*(\w+)/) {
+            my $d = $1;
+            $depth++ if $d =~ /^if/;
+            $depth-- if $d eq 'endif';
+            $inc = 1 if $d eq 'include';
+            $cont = $t =~ /\\$/;
+        } elsif ($t =~ /\S/) {
+            last;
+        }
+        $end = $i + 1 if $depth == 0 && $inc && !$comment && !$cont;
+    }
+    return $end;
+}
+
+# The compile words without their -include files (which the precompiled header holds instead), and those files.
+sub split_includes {
+    my @w = @_;
+    my (@keep, @inc);
+    while (@w) {
+        my $x = shift @w;
+        if ($x eq '-include') { push @inc, shift @w } else { push @keep, $x }
+    }
+    return (\@keep, \@inc);
+}
+
+# pch_setup(VDIR, WORDS, FILE, ORIGINAL, FARM, LOG): a precompiled header of the lines that open FILE (its
+# #includes, after kbuild's -include files) for this worker, so that a mutant's compile parses the kernel's headers
+# once, not once a mutant: { end, header, words } or undef when the file has no such lines. The header that a
+# compile names holds only an #error: a compile that does not use the precompiled one fails with that message, and
+# the worker compiles that file without it from then on. Kept while its text and command are the same.
+sub pch_setup {
+    my ($vdir, $words, $file, $orig, $farm, $log) = @_;
+    my @l = split /\n/, $orig, -1;
+    my $end = prefix_end(@l) or return undef;
+    my ($keep, $inc) = split_includes(@$words);
+    my $hdr = "$farm/pch/$file.h";
+    make_path(dirname($hdr));
+    my $prefix = join('', map { "#include \"$_\"\n" } @$inc) . join("\n", @l[0 .. $end - 1]) . "\n";
+    # kbuild's words end with the source file, which each compile names itself.
+    my @w = (@$keep[0 .. $#$keep - 1], '-fpch-preprocess', '-Winvalid-pch', "-fmacro-prefix-map=$farm/=");
+    my $key = Digest::SHA::sha256_hex(join("\0", $prefix, @w));
+    if (!-f "$hdr.gch" || (-f "$hdr.key" ? slurp("$hdr.key") : '') ne $key) {
+        unlink "$hdr.gch", "$hdr.key";
+        spew("$hdr.src.h", $prefix);
+        my @g = (@w, '-x', 'c-header', "$hdr.src.h");
+        my ($o) = grep { $g[$_] eq '-o' } 0 .. $#g;
+        $g[$o + 1] = "$hdr.gch";
+        local $ENV{PWD} = "$vdir/obj";
+        sh($log, 'sh', '-c', 'cd "$1" && shift && exec "$@"', 'cc', "$vdir/obj", @g) == 0 or return undef;
+        spew("$hdr.key", $key);
+    }
+    spew($hdr, "#error umlbed: the precompiled header was not used\n");
+    return { end => $end, header => $hdr, words => \@w };
+}
+
+# pch_compile(VDIR, PCH, FILE, LINES, FARM, OUT, LOG): the file's LINES compiled through the precompiled header:
+# the exit status, or undef when the compile did not use it.
+sub pch_compile {
+    my ($vdir, $pch, $file, $lines, $farm, $out, $log) = @_;
+    my $src = "$farm/$file";
+    my $text = "#include \"$pch->{header}\"\n#line " . ($pch->{end} + 1) . " \"$src\"\n"
+        . join("\n", @$lines[$pch->{end} .. $#$lines]);
+    make_path(dirname($src));
+    spew($src, $text);
+    my @w = @{ $pch->{words} };
+    my ($o) = grep { $w[$_] eq '-o' } 0 .. $#w;
+    $w[$o + 1] = $out;
+    unlink $out;
+    my @cc = system('command -v ccache >/dev/null') == 0 ? ('ccache') : ();
+    local $ENV{CCACHE_BASEDIR} = "$vdir/src";
+    local $ENV{CCACHE_NOHASHDIR} = 1;
+    local $ENV{CCACHE_SLOPPINESS} = 'pch_defines,time_macros,include_file_mtime,include_file_ctime';
+    local $ENV{PWD} = "$vdir/obj";
+    my $before = -s $log // 0;
+    my $st = sh($log, 'sh', '-c', 'cd "$1" && shift && exec "$@"', 'cc', "$vdir/obj", @cc, @w, $src);
+    return $st if $st == 0;
+    open(my $h, '<', $log) or return $st;
+    seek($h, $before, 0);
+    local $/;
+    return (<$h> // '') =~ /umlbed: the precompiled header was not used/ ? undef : $st;
+}
+
 # tce_all(VDIR, LIST, ORIGINALS, WORKERS, STAND_IN): each mutant of LIST ({ num, file, line, mutated }, line in the
 # tree's file) compiled; returns { num => { built, code, why } } and the time it took. With STAND_IN (the driver's
 # own test: no tree is built), that shell command stands for each compile and no code is compared.
@@ -74,7 +168,24 @@ sub tce_all {
         my $farm = "$dir/w$w";
         my $log = "$farm.log";
         unlink $log;
-        my (%base, %res);
+        my (%base, %res, %pch);
+        # UMLBED_MUTATE_PCH=0 compiles every mutant's whole file (the way before the precompiled header).
+        my $use_pch = ($ENV{UMLBED_MUTATE_PCH} // 1) ne '0';
+        my $compile = sub {
+            my ($m, $text) = @_;
+            my $f = $m->{file};
+            $pch{$f} //= ($use_pch && pch_setup($vdir, $words{$f}, $f, $orig->{$f}, $farm, $log)) || 0;
+            my $p = $pch{$f};
+            if ($p && (!defined $m->{line} || $m->{line} > $p->{end})) {
+                my $st = pch_compile($vdir, $p, $f, [split /\n/, $text, -1], $farm, "$farm.o", $log);
+                return $st if defined $st;
+                # The header was not used: this file goes without it, its baseline again.
+                $pch{$f} = 0;
+                delete $base{$f};
+                return undef;
+            }
+            return farm_compile($vdir, $words{$f}, $f, $text, $farm, "$farm.o", $log);
+        };
         for my $m (@mine) {
             if ($stand_in) {
                 my $ok = sh($log, 'sh', '-c', $stand_in, 'kbuild', "O=$vdir/obj", $m->{file}) == 0;
@@ -82,13 +193,19 @@ sub tce_all {
                 next;
             }
             my @l = split /\n/, $orig->{$m->{file}}, -1;
-            $base{$m->{file}} //= do {
-                farm_compile($vdir, $words{$m->{file}}, $m->{file}, $orig->{$m->{file}}, $farm, "$farm.o", $log) == 0
-                    or fail("the unmutated $m->{file} does not compile (see $log)");
-                tce_code("$farm.o");
-            };
             $l[$m->{line} - 1] = $m->{mutated};
-            my $ok = farm_compile($vdir, $words{$m->{file}}, $m->{file}, join("\n", @l), $farm, "$farm.o", $log) == 0;
+            my $st;
+            for (1 .. 2) {
+                $base{$m->{file}} //= do {
+                    my $b = $compile->({ file => $m->{file} }, $orig->{$m->{file}});
+                    $b = $compile->({ file => $m->{file} }, $orig->{$m->{file}}) if !defined $b;
+                    defined $b && $b == 0 or fail("the unmutated $m->{file} does not compile (see $log)");
+                    tce_code("$farm.o");
+                };
+                $st = $compile->($m, join("\n", @l));
+                last if defined $st;
+            }
+            my $ok = $st == 0;
             $res{$m->{num}} = $ok ? { built => 1, code => tce_code("$farm.o"), base => $base{$m->{file}} }
                                   : { built => 0, why => 'does not compile' };
         }
