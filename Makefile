@@ -29,6 +29,7 @@ help:
 	@echo "make            build everything and run scenarios/"
 	@echo "make check      build the kernels the tests boot and run the tests (prove), with the table of its time"
 	@echo "make check-slow the tests make check leaves out (tests/outside-check): mm selftests, coverage merge and smoke, bisect, every KASAN kernel"
+	@echo "make mutate-sample  a sample of make mutate's last run judged again by a kbuild of each mutant: the verdicts compared"
 	@echo "make check-slurm a whole mutation run as a Slurm job array on a one-node cluster started from Debian's packages"
 	@echo "make kernel     build the patched UML kernels of generation GEN ($(GEN): $(VARIANTS)); VARIANT=name for one"
 	@echo "                GEN is one of $(GENERATIONS) (uml-kernel/generations/), default $(DEFAULT_GEN)"
@@ -190,6 +191,14 @@ MUTATE_VARIANT ?= judge
 mutate: kernel modules guest runner
 	uml-kernel/mutate.pl run --gen $(GEN) --variant $(MUTATE_VARIANT) $(MUTATE_ARGS) --out $(BUILD)/mutate/$(GEN)/all
 	uml-kernel/mutate.pl report --gen $(GEN) --out $(BUILD)/mutate/$(GEN)/report $(BUILD)/mutate/$(GEN)/all/results.json
+
+# The schema's own check: a sample of make mutate's last whole run (every verdict, at least 40 mutants) judged again
+# by the schema kernel and by a kbuild of each mutant alone, the method the schema replaced; TAP, one line a mutant,
+# and exit 1 when a verdict differs. Not part of check: about 20 s a kbuild.
+.PHONY: mutate-sample
+mutate-sample: kernel modules guest runner
+	uml-kernel/mutate.pl sample --gen $(GEN) --variant $(MUTATE_VARIANT) --from $(BUILD)/mutate/$(GEN)/all/results.json \
+		--out $(BUILD)/mutate/$(GEN)/sample
 
 # Not part of check: six more kernel builds. Fails unless some scenario run FAILS (an expectation, not a crash
 # or an error) on each broken kernel in each of BROKEN_RUNS runs of the suite (1); on a broken race (broken-races,

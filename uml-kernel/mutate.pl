@@ -11,7 +11,12 @@
 #                    mutants (same id and change); --scenario judges with those scenario files only (default: every
 #                    file of scenarios/), for the edit loop and for the tool's own test; --reach the line reach to
 #                    select runs by (default: make coverage's; none: every run); a command line that starts with an
-#                    option is run's
+#                    option is run's; --kbuild builds a kernel of its own for each mutant instead of the schema (the
+#                    method the schema replaced, for the sample check)
+#   mutate.pl sample [--gen GEN] [--from RESULTS.json] [--per N] [--size N] [--variant BASE] [--out DIR]
+#                    a sample of a whole run's mutants (default BUILD/mutate/GEN/all/results.json; up to N of each
+#                    verdict, 10, and at least SIZE in all, 40) judged by the schema and by --kbuild, the verdicts
+#                    compared as TAP (DIR/compare.json; default BUILD/mutate/GEN/sample): exit 1 on a difference
 #   mutate.pl file   [--all] FILE...                             the mutants of every line of each C file (the
 #                                                                operators' own test)
 #   mutate.pl schema [--all] [--only ID]... FILE OUT             the schema of the C file's mutants written to OUT, and
@@ -65,6 +70,7 @@ use Mutate::Operators qw(file_mutants);
 use Mutate::Build qw(tce_code);
 use Mutate::Run;
 use Mutate::Pack qw(cmd_pack);
+use Mutate::Sample qw(cmd_sample);
 use Mutate::Reasons;
 use Mutate::Report;
 use Mutate::Schema qw(schema_file);
@@ -90,11 +96,15 @@ sub print_mutants {
 help() if $ARGV[0] =~ /^(?:-h|--help|help)$/;
 my $cmd = $ARGV[0] =~ /^-/ ? 'run' : shift @ARGV;
 my %o = (only => [], scenario => [], threshold => "$top/tests/mutate/threshold", equivalent => "$top/tests/mutate/equivalent",
-         times => "$top/tests/mutate/times",
-         variant => 'full');
+         times => "$top/tests/mutate/times");
 GetOptionsFromArray(\@ARGV, \%o, 'gen=s', 'all', 'shard=s', 'only=s@', 'scenario=s@', 'out=s', 'timeout=i', 'threshold=s', 'equivalent=s',
-    'resume', 'diff=s', 'variant=s', 'reach=s', 'bundle=s', 'times=s', 'help|h' => \&help)
+    'resume', 'diff=s', 'variant=s', 'reach=s', 'bundle=s', 'times=s', 'kbuild', 'from=s', 'per=i', 'size=i',
+    'help|h' => \&help)
     or usage();
+# sample judges with the variant of the run it samples, unless told; every other command with full.
+$o{variant} //= 'full' unless $cmd eq 'sample';
+fail('--kbuild builds a kernel for each mutant on this machine: not with --bundle') if $o{kbuild} && defined $o{bundle};
+fail('--kbuild builds real kernels: not with UMLBED_MUTATE_KBUILD') if $o{kbuild} && $ENV{UMLBED_MUTATE_KBUILD};
 $o{gen} //= do { my $d = `"$gen_sh" default`; chomp $d; $d };
 # Without --shard, a batch system's own variables choose it, as umlbed run's --shard does: Slurm's job array,
 # GitLab's parallel jobs, a Kubernetes Indexed Job (with UMLBED_SHARD_TOTAL, which Kubernetes does not say).
@@ -142,6 +152,10 @@ if ($cmd eq 'list') {
     my $tag = $o{shard} ? 'shard-' . ($o{shard} =~ s{/}{-of-}r) : 'all';
     $o{out} //= "$BUILD/mutate/$o{gen}/" . (defined $o{diff} ? 'diff-' : '') . $tag;
     exit cmd_run(\%o);
+} elsif ($cmd eq 'sample') {
+    @ARGV and usage();
+    $o{out} //= "$BUILD/mutate/$o{gen}/sample";
+    exit cmd_sample(\%o);
 } elsif ($cmd eq 'pack') {
     @ARGV and usage();
     $o{out} //= "$BUILD/umlbed-mutate-pack-$o{gen}.tar.gz";

@@ -234,6 +234,20 @@ results() {
 		echo ']}'
 	} >"$out"
 }
+# The sample check's choice: every verdict of the whole run, at most --per of each at first, then the commonest
+# verdicts until the size; in the results' order.
+sample_of() {
+	perl -I"$top/uml-kernel/mutate" -MMutate::Sample -e '
+		my ($per, $size, @v) = @ARGV;
+		my @r = map { { id => "m$_", verdict => $v[$_] } } 0 .. $#v;
+		print join(" ", choose_sample(\@r, $per, $size)), "\n"' "$@"
+}
+sample=$(sample_of 2 5 killed killed killed killed killed killed survived equivalent 'not built' killed)
+check "the sample holds each verdict, the rarest whole ($sample)" \
+	eval '[[ " $sample " == *" m6 m7 m8 "* ]] && [ "$(wc -w <<<"$sample")" = 5 ]'
+sample=$(sample_of 2 8 killed killed killed killed killed killed survived equivalent 'not built' killed)
+check "... and more of the commonest up to its size, none twice ($sample)" \
+	eval '[ "$(tr " " "\n" <<<"$sample" | sort -u | wc -l)" = 8 ] && [[ " $sample " == *" m6 m7 m8 "* ]]'
 printf '# test\nscore-non-equivalent 60\ntarget 98\n' >"$T/threshold"
 printf '# test\n' >"$T/equivalent"
 report() { "$mutate" report --out "$T/report" --threshold "$T/threshold" --equivalent "$T/equivalent" "$@" >"$T/out" 2>&1; }

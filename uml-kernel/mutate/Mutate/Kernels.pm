@@ -20,7 +20,7 @@ use Mutate::Build;
 use Mutate::Tce;
 use Mutate::Schema qw(schema_file $VAR);
 use Exporter qw(import);
-our @EXPORT = qw(prepare_tree originals schema_kernel own_kernel own_dir);
+our @EXPORT = qw(prepare_tree originals schema_kernel own_kernel own_dir kbuild_each);
 
 # prepare_tree(GEN, VARIANT, LOG, STAND_IN): the mutate tree built (or with STAND_IN only patched and configured) and
 # its test modules; the tree's folder and its kbuild command.
@@ -142,8 +142,15 @@ sub schema_kernel {
 
 sub slurp_maybe { my ($f) = @_; return -f $f ? slurp($f) : undef }
 
-# own_dir(VDIR, KEY, M): where the kernel of the mutant M is kept, for the schema of KEY.
-sub own_dir { my ($vdir, $key, $m) = @_; return "$vdir/own/" . substr(sha256_hex("$key\0$m->{id}\0$m->{mutated}"), 0, 16) }
+# own_dir(VDIR, KEY, M): where the kernel of the mutant M is kept, for the schema of KEY. It ends in kernel/VARIANT,
+# as the build folder's kernels do: the runner names a kernel's variant by that path (umlbed run's header, a
+# scenario's vm.variant), and a scenario that consults the variant's definition (licensing.lua, the trigger's
+# fault injection) skips a kernel whose variant it cannot name, and so could not kill a mutant there.
+sub own_dir {
+    my ($vdir, $key, $m) = @_;
+    (my $variant = $vdir) =~ s{.*/}{};
+    return "$vdir/own/" . substr(sha256_hex("$key\0$m->{id}\0$m->{mutated}"), 0, 16) . "/kernel/$variant";
+}
 
 # own_kernel(VDIR, KMAKE, M, TEXT, KEY, LOG, STAND_IN): the kernel of the mutant M ({ id, num, file, line, mutated })
 # that is no switch: its line written into its file's schema TEXT, kbuild, the kernel kept under own/ with the
@@ -163,7 +170,7 @@ sub own_kernel {
     spew($f, join("\n", @l));
     my $ok = sh($log, @$kmake) == 0;
     if ($ok && !$stand_in) {
-        remove_tree($dir);
+        remove_tree(dirname(dirname($dir)));
         make_path("$dir/obj");
         copy("$vdir/obj/linux", "$dir/obj/linux.tmp") && chmod(0755, "$dir/obj/linux.tmp")
             && rename("$dir/obj/linux.tmp", "$dir/obj/linux") or fail("$dir/obj/linux: $!");
@@ -172,6 +179,60 @@ sub own_kernel {
     }
     restore();
     return $ok ? "$dir/obj/linux" : undef;
+}
+
+# kbuild_each(VDIR, KMAKE, LIST, ORIGINALS, LOG): the method the schema replaced, which the sample check compares
+# it with: the originals back in the tree and built, then each mutant of LIST ({ id, num, file, tline, mutated })
+# written alone into its original file and the kernel built, so that the object kbuild made is what Trivial
+# Compiler Equivalence compares (not built, equivalent, duplicate), and the kernel, kept under own/ by the originals'
+# hash and the mutant, is what judges it. Sets each mutant's verdict or kernel; returns the unmutated kernel and the
+# number of kbuilds this call ran.
+sub kbuild_each {
+    my ($vdir, $kmake, $list, $orig, $log) = @_;
+    my $obj = sub { "$vdir/obj/" . ($_[0] =~ s/\.c$/.o/r) };
+    for my $f (sort keys %$orig) {
+        my $p = "$vdir/src/$f";
+        spew($p, $orig->{$f}) if slurp($p) ne $orig->{$f};
+    }
+    # The tree holds no schema now: the next schema run builds its kernel again.
+    unlink "$vdir/.schema-done";
+    sh($log, @$kmake) == 0 or fail("the unmutated kernel does not build (see $log)");
+    my %base = map { $_ => tce_code($obj->($_)) // fail("no object " . $obj->($_)) } keys %$orig;
+    my $key = sha256_hex(join("\0", 'kbuild', (map { "$_\0$orig->{$_}" } sort keys %$orig), "@$kmake"));
+    my ($n, %seen) = (0);
+    for my $m (grep { !$_->{verdict} } @$list) {
+        my $dir = own_dir($vdir, $key, $m);
+        my $code = -f "$dir/code" ? slurp("$dir/code") : undef;
+        if (!defined $code) {
+            my @l = split /\n/, $orig->{$m->{file}}, -1;
+            $l[$m->{tline} - 1] = $m->{mutated};
+            my $f = "$vdir/src/$m->{file}";
+            spew("$f.umlbed-orig", $orig->{$m->{file}});
+            $Mutate::Build::mutated = $f;
+            spew($f, join("\n", @l));
+            $n++;
+            my $ok = sh($log, @$kmake) == 0;
+            remove_tree(dirname(dirname($dir)));
+            make_path("$dir/obj");
+            $code = $ok ? tce_code($obj->($m->{file})) // '' : '';
+            if ($ok) {
+                copy("$vdir/obj/linux", "$dir/obj/linux.tmp") && chmod(0755, "$dir/obj/linux.tmp")
+                    && rename("$dir/obj/linux.tmp", "$dir/obj/linux") or fail("$dir/obj/linux: $!");
+                for my $v (qw(variant.info variant.json)) { copy("$vdir/$v", "$dir/$v") or fail("$dir/$v: $!") }
+                symlink("$vdir/modules", "$dir/modules") or fail("symlink $dir/modules: $!");
+            }
+            # The code last: a run stopped before it builds the mutant again.
+            spew("$dir/code", $code);
+            restore();
+        }
+        if ($code eq '') { @$m{qw(verdict why)} = ('not built', 'does not build') }
+        elsif ($code eq $base{$m->{file}}) { @$m{qw(verdict why)} = ('equivalent', "TCE: its object code is the unmutated one's") }
+        elsif (my $of = $seen{$m->{file}}{$code}) { @$m{qw(verdict of why)} = ('duplicate', $of, "TCE: its object code is $of\'s") }
+        else { $seen{$m->{file}}{$code} = $m->{id}; $m->{kernel} = "$dir/obj/linux" }
+    }
+    # The tree back to the unmutated objects, which the baseline runs on.
+    sh($log, @$kmake) == 0 or fail("the unmutated kernel does not build again (see $log)") if $n;
+    return ("$vdir/obj/linux", $n);
 }
 
 1;

@@ -146,6 +146,12 @@ sub prepare {
             }
             return ($vdir, $kmake, $orig);
         });
+        if ($o->{kbuild}) {
+            # --kbuild: a kernel of its own for each mutant, the method the schema replaced (the sample check).
+            $t{$_} = 0 for qw(tce schema);
+            ($kernel, $n_own) = phase(\%t, 'own', sub { kbuild_each($vdir, $kmake, $list, $orig, $log) });
+            return;
+        }
         my @compile = map { { num => $_->{num}, file => $_->{file}, line => $_->{tline}, mutated => $_->{mutated} } }
             grep { !$_->{verdict} } @$sel;
         phase(\%t, 'tce', sub { tce_verdicts($sel, tce_all($vdir, \@compile, $orig, cpus(), $stand_in)) });

@@ -108,7 +108,7 @@ sub cmd_run {
     my $out = $o->{out};
     make_path($out);
     my %doc = (generation => $g, shard => $o->{shard} // '1/1', all => $o->{all} ? JSON::PP::true : JSON::PP::false,
-               mutants_total => scalar @$all, variant => $o->{variant}, method => 'schema',
+               mutants_total => scalar @$all, variant => $o->{variant}, method => $o->{kbuild} ? 'kbuild' : 'schema',
                defined $o->{diff} ? (diff => $o->{diff}) : ());
     if (!@list) {
         # A shard that holds none of the mutants asked for: an empty result, which joins the others.
