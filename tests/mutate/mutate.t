@@ -99,7 +99,8 @@ done
 check "a shard out of range is exit 2" [ $? = 2 ]
 # --kbuild builds a real kernel for each mutant: a stand-in for kbuild would make its verdicts up.
 UMLBED_MUTATE_KBUILD=true "$mutate" run --kbuild --only none --out "$T/kb" >/dev/null 2>"$T/err"
-check "run --kbuild with a stand-in kbuild is refused, exit 2" eval '[ $? = 2 ] && grep -q "not with UMLBED_MUTATE_KBUILD" "$T/err"'
+rc=$?
+check "run --kbuild with a stand-in kbuild is refused, exit 2 ($rc)" eval '[ "$rc" = 2 ] && grep -q "not with UMLBED_MUTATE_KBUILD" "$T/err"'
 
 # ---- Each operator on lines written for it (tests/mutate/operators.c.in) ----
 ops_c=$top/tests/mutate/operators.c.in

@@ -47,7 +47,7 @@ mkdir "$T/whole"
 tar -C "$T/whole" -xzf "$T/pack.tar.gz"
 W=$T/whole/umlbed-mutate-pack
 "$W/uml-kernel/mutate.pl" run --bundle "$W" --out "$T/unsharded" >"$T/unsharded.out" 2>&1
-check "the bundle judged unsharded (exit $?)" jq -e '.partial != true and (.results | length) > 0' "$T/unsharded/results.json"
+check "the bundle judged unsharded (exit $?)" eval 'jq -e ".partial != true and (.results | length) > 0" "$T/unsharded/results.json" >/dev/null'
 
 # ---- A one-node cluster ----
 mkdir -p "$T/munge" "$T/key" "$T/state" "$T/spool" "$T/out"
@@ -132,8 +132,10 @@ check "... each of its own shard" eval '[ "$(jq -r .shard "${res[@]}" | sort | t
 check "mutate.pl report joins the shards (and applies the gate: exit $?, 0 or 1)" [ -s "$T/report/report.json" ]
 tail -n 4 "$T/report.out" | diag
 verdicts() { jq -r '.results[] | "\(.id) \(.verdict)"' "$@" | sort; }
-check "the shards' verdicts are the unsharded run's, mutant by mutant ($(verdicts "$T/unsharded/results.json" | wc -l))" \
-	cmp -s <(verdicts "$T/unsharded/results.json") <(verdicts "${res[@]}")
+# Two empty lists are equal too: the check holds only with verdicts to compare.
+nv=$(verdicts "$T/unsharded/results.json" 2>/dev/null | wc -l)
+check "the shards' verdicts are the unsharded run's, mutant by mutant ($nv)" \
+	eval '[ "$nv" -gt 0 ] && cmp -s <(verdicts "$T/unsharded/results.json") <(verdicts "${res[@]}")'
 diff <(verdicts "$T/unsharded/results.json") <(verdicts "${res[@]}") | head -n 20 | diag
 
 # ---- Every daemon ended ----
