@@ -152,6 +152,32 @@ sub own_dir {
     return "$vdir/own/" . substr(sha256_hex("$key\0$m->{id}\0$m->{mutated}"), 0, 16) . "/kernel/$variant";
 }
 
+# kbuild_with(VDIR, KMAKE, FILE, KEEP, TEXT, LOG): the kernel built with TEXT in FILE, KEEP put back after; whether
+# it built. KEEP waits beside the file while TEXT is in place: a run killed there leaves it for the next run to put
+# back, and a signal puts it back at once.
+sub kbuild_with {
+    my ($vdir, $kmake, $file, $keep, $text, $log) = @_;
+    my $f = "$vdir/src/$file";
+    spew("$f.umlbed-orig", $keep);
+    $Mutate::Build::mutated = $f;
+    spew($f, $text);
+    my $ok = sh($log, @$kmake) == 0;
+    restore();
+    return $ok;
+}
+
+# keep_kernel(VDIR, DIR): the tree's kernel kept in DIR (own_dir's) with the variant's variant.info, variant.json
+# and test modules, whatever the mutant's folder held before.
+sub keep_kernel {
+    my ($vdir, $dir) = @_;
+    remove_tree(dirname(dirname($dir)));
+    make_path("$dir/obj");
+    copy("$vdir/obj/linux", "$dir/obj/linux.tmp") && chmod(0755, "$dir/obj/linux.tmp")
+        && rename("$dir/obj/linux.tmp", "$dir/obj/linux") or fail("$dir/obj/linux: $!");
+    for my $f (qw(variant.info variant.json)) { copy("$vdir/$f", "$dir/$f") or fail("$dir/$f: $!") }
+    symlink("$vdir/modules", "$dir/modules") or fail("symlink $dir/modules: $!");
+}
+
 # own_kernel(VDIR, KMAKE, M, TEXT, KEY, LOG, STAND_IN): the kernel of the mutant M ({ id, num, file, line, mutated })
 # that is no switch: its line written into its file's schema TEXT, kbuild, the kernel kept under own/ with the
 # variant's modules, variant.info and variant.json, the schema put back. Kept by a key of the schema and the
@@ -162,22 +188,8 @@ sub own_kernel {
     return "$dir/obj/linux" if -x "$dir/obj/linux" && !$stand_in;
     my @l = split /\n/, $text, -1;
     $l[$m->{line} - 1] = $m->{line} == 1 ? "extern int $VAR; $m->{mutated}" : $m->{mutated};
-    my $f = "$vdir/src/$m->{file}";
-    # The schema is kept beside the file while the mutant is in place: a run killed there leaves it for the next
-    # run to put back, and a signal puts it back at once.
-    spew("$f.umlbed-orig", $text);
-    $Mutate::Build::mutated = $f;
-    spew($f, join("\n", @l));
-    my $ok = sh($log, @$kmake) == 0;
-    if ($ok && !$stand_in) {
-        remove_tree(dirname(dirname($dir)));
-        make_path("$dir/obj");
-        copy("$vdir/obj/linux", "$dir/obj/linux.tmp") && chmod(0755, "$dir/obj/linux.tmp")
-            && rename("$dir/obj/linux.tmp", "$dir/obj/linux") or fail("$dir/obj/linux: $!");
-        for my $f (qw(variant.info variant.json)) { copy("$vdir/$f", "$dir/$f") or fail("$dir/$f: $!") }
-        symlink("$vdir/modules", "$dir/modules") or fail("symlink $dir/modules: $!");
-    }
-    restore();
+    my $ok = kbuild_with($vdir, $kmake, $m->{file}, $text, join("\n", @l), $log);
+    keep_kernel($vdir, $dir) if $ok && !$stand_in;
     return $ok ? "$dir/obj/linux" : undef;
 }
 
@@ -206,24 +218,12 @@ sub kbuild_each {
         if (!defined $code) {
             my @l = split /\n/, $orig->{$m->{file}}, -1;
             $l[$m->{tline} - 1] = $m->{mutated};
-            my $f = "$vdir/src/$m->{file}";
-            spew("$f.umlbed-orig", $orig->{$m->{file}});
-            $Mutate::Build::mutated = $f;
-            spew($f, join("\n", @l));
             $n++;
-            my $ok = sh($log, @$kmake) == 0;
-            remove_tree(dirname(dirname($dir)));
-            make_path("$dir/obj");
+            my $ok = kbuild_with($vdir, $kmake, $m->{file}, $orig->{$m->{file}}, join("\n", @l), $log);
             $code = $ok ? tce_code($obj->($m->{file})) // '' : '';
-            if ($ok) {
-                copy("$vdir/obj/linux", "$dir/obj/linux.tmp") && chmod(0755, "$dir/obj/linux.tmp")
-                    && rename("$dir/obj/linux.tmp", "$dir/obj/linux") or fail("$dir/obj/linux: $!");
-                for my $v (qw(variant.info variant.json)) { copy("$vdir/$v", "$dir/$v") or fail("$dir/$v: $!") }
-                symlink("$vdir/modules", "$dir/modules") or fail("symlink $dir/modules: $!");
-            }
+            if ($ok) { keep_kernel($vdir, $dir) } else { remove_tree(dirname(dirname($dir))); make_path($dir) }
             # The code last: a run stopped before it builds the mutant again.
             spew("$dir/code", $code);
-            restore();
         }
         if ($code eq '') { @$m{qw(verdict why)} = ('not built', 'does not build') }
         elsif ($code eq $base{$m->{file}}) { @$m{qw(verdict why)} = ('equivalent', "TCE: its object code is the unmutated one's") }

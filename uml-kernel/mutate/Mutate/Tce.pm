@@ -49,12 +49,20 @@ sub farm_compile {
     $w[$o + 1] = $out;
     $w[-1] = $src;
     unlink $out;
-    my @cc = system('command -v ccache >/dev/null') == 0 ? ('ccache') : ();
+    return compile_in($vdir, $log, {}, @w[0 .. $#w - 1], "-fmacro-prefix-map=$farm/=", $w[-1]);
+}
+
+# compile_in(VDIR, LOG, ENV, WORDS...): a compiler's words run in the tree's obj/ with ccache (asked once), its
+# paths hashed relative to src/, with ENV's variables besides; the exit status.
+my $ccache;
+sub compile_in {
+    my ($vdir, $log, $env, @w) = @_;
+    $ccache //= system('command -v ccache >/dev/null') == 0 ? 1 : 0;
     local $ENV{CCACHE_BASEDIR} = "$vdir/src";
     local $ENV{CCACHE_NOHASHDIR} = 1;
+    local @ENV{keys %$env} = values %$env;
     local $ENV{PWD} = "$vdir/obj";
-    return sh($log, 'sh', '-c', 'cd "$1" && shift && exec "$@"', 'cc', "$vdir/obj", @cc, @w[0 .. $#w - 1],
-              "-fmacro-prefix-map=$farm/=", $w[-1]);
+    return sh($log, 'sh', '-c', 'cd "$1" && shift && exec "$@"', 'cc', "$vdir/obj", $ccache ? ('ccache') : (), @w);
 }
 
 # prefix_end(LINES): how many lines open the file before its first line of C: blank lines, comments and preprocessor
@@ -137,13 +145,9 @@ sub pch_compile {
     my ($o) = grep { $w[$_] eq '-o' } 0 .. $#w;
     $w[$o + 1] = $out;
     unlink $out;
-    my @cc = system('command -v ccache >/dev/null') == 0 ? ('ccache') : ();
-    local $ENV{CCACHE_BASEDIR} = "$vdir/src";
-    local $ENV{CCACHE_NOHASHDIR} = 1;
-    local $ENV{CCACHE_SLOPPINESS} = 'pch_defines,time_macros,include_file_mtime,include_file_ctime';
-    local $ENV{PWD} = "$vdir/obj";
     my $before = -s $log // 0;
-    my $st = sh($log, 'sh', '-c', 'cd "$1" && shift && exec "$@"', 'cc', "$vdir/obj", @cc, @w, $src);
+    my $st = compile_in($vdir, $log, { CCACHE_SLOPPINESS => 'pch_defines,time_macros,include_file_mtime,include_file_ctime' },
+                        @w, $src);
     return $st if $st == 0;
     open(my $h, '<', $log) or return $st;
     seek($h, $before, 0);
