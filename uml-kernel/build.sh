@@ -26,7 +26,8 @@
 #   kernel/VARIANT/variant.json  generation.sh json VARIANT: every definition as generation.sh resolved it, and the
 #                                variant's name; written on every build: the scenarios read it (umlbed.definition)
 # The source copy is re-made only when the variant's patches change, and .config only when they or a
-# config fragment change, so an unchanged tree costs one no-op kbuild run.
+# config fragment change, so an unchanged tree costs one no-op kbuild run. An edit of the series whose objects come
+# out as they were (a comment) runs no kbuild at all: see same_objects below; UMLBED_SAME_OBJECTS=0 turns that off.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -254,7 +255,10 @@ mkdir -p "$obj"
 
 # The series is its patches' contents in order, not their paths: moving a patch file costs no rebuild.
 series_hash=$( { echo "$origin"; for p in "${patches[@]}"; do sha256sum < "$top/$p"; done; } | sha256sum | cut -d' ' -f1)
-if [ "$(cat "$vdir/.series" 2>/dev/null)" != "$series_hash" ]; then
+# The files an edit of the series replaced in an existing tree ("+F" added, "-F" removed), and the series before it.
+replaced=()
+old_series=$(cat "$vdir/.series" 2>/dev/null || true)
+if [ "$old_series" != "$series_hash" ]; then
 	say PATCH "$variant (Linux $gen, ${#patches[@]} patches)"
 	old_touched=$(cat "$vdir/.touched" 2>/dev/null || true)
 	new_touched=$(touched "${patches[@]/#/$top/}")
@@ -276,11 +280,13 @@ if [ "$(cat "$vdir/.series" 2>/dev/null)" != "$series_hash" ]; then
 		for f in $(printf '%s\n' "$old_touched" "$new_touched" | sort -u); do
 			if [ -e "$scratch/$f" ]; then
 				cmp -s "$scratch/$f" "$src/$f" && continue
+				[ -e "$src/$f" ] && replaced+=("$f") || replaced+=("+$f")
 				mkdir -p "$src/$(dirname "$f")"
 				# A new file, never a write through a hard link into the pristine tree.
 				cp "$scratch/$f" "$src/$f.umlbed-new" && mv "$src/$f.umlbed-new" "$src/$f"
 			else
 				rm -f "$src/$f"
+				replaced+=("-$f")
 			fi
 		done
 		rm -rf "$scratch"
@@ -294,6 +300,7 @@ if [ "$(cat "$vdir/.series" 2>/dev/null)" != "$series_hash" ]; then
 				{ echo "build.sh: $p does not apply" >&2; rm -rf "$src.new"; exit 1; }
 		done
 		rm -rf "$src" && mv "$src.new" "$src"
+		replaced=("*")
 		# A file that an earlier series changed is back to its old mtime now: make it look new to kbuild.
 		for f in $old_touched $new_touched; do
 			[ -e "$src/$f" ] && touch "$src/$f"
@@ -322,10 +329,14 @@ fi
 # matches and nothing in src/ or obj/ is newer than .done (a changed, added or removed file changes its own or its
 # folder's time), kbuild would find nothing to do: its run, 8 to 12 s of walking the tree, is skipped. make check
 # asks for each of its kernels again after make has built them.
-done_key=$( {
-	echo "$series_hash $config_hash ${kmake[*]:0:5} ${kcc[*]} targets:${KBUILD_TARGETS:-}"
-	cat "$top/uml-kernel/build.sh" "$top/uml-kernel/check-config.sh"
-} | sha256sum | cut -c1-24)
+# done_key_of SERIES_HASH: that key for a series.
+done_key_of() {
+	{
+		echo "$1 $config_hash ${kmake[*]:0:5} ${kcc[*]} targets:${KBUILD_TARGETS:-}"
+		cat "$top/uml-kernel/build.sh" "$top/uml-kernel/check-config.sh"
+	} | sha256sum | cut -c1-24
+}
+done_key=$(done_key_of "$series_hash")
 # UMLBED_KERNEL_CACHE=DIR keeps each finished build folder (obj/) under the hash of everything it is made of: the
 # pristine source, the series and the .config inputs (both hashed above), the kbuild targets, this script and
 # check-config.sh, the compiler and linker versions, and the build folder's path (kbuild's .cmd files hold absolute
@@ -355,13 +366,85 @@ if [ -n "${UMLBED_KERNEL_CACHE:-}" ]; then
 		restored=1
 	fi
 fi
+reconfigured=
 if [ "$(cat "$vdir/.config-stamp" 2>/dev/null)" != "$config_hash" ] || [ ! -f "$obj/.config" ]; then
+	reconfigured=1
 	say CONFIG "$variant: tinyconfig + ${fragments[*]##*/}"
 	configure "$src" "$obj" ||
 		{ echo "build.sh: $variant: its configuration drops fragment options (above): its file in uml-kernel/variants/" >&2; exit 1; }
 	echo "$config_hash" > "$vdir/.config-stamp"
 fi
 
+# same_objects: after an edit of the series that replaced only .c files of a tree whose last build was complete,
+# whether every object they make comes out byte for byte as that build made it. Each is compiled again by the command
+# kbuild saved in its .cmd file (through ccache, as kbuild would), and its dependencies are written by kbuild's own
+# fixdep. An edit of a comment or of a line no object depends on then leaves the kernel as it was, and kbuild's walk
+# of the tree (6 s) and the relink (5 s) are skipped; so are KBUILD_TARGETS, which those objects' text decides as it
+# decides the kernel's. When one object differs, every object and .cmd file is put back
+# and kbuild builds as usual. Options that add steps to kbuild's compile rule (symbol versions, mcount records,
+# objtool, gcov notes, trimmed exports) and flags from the environment leave it to kbuild.
+same_objects() {
+	local f o d n cmdline ok=0
+	local -a objs=()
+	rm -f "$vdir/.same-messages"
+	[ "${UMLBED_SAME_OBJECTS:-1}" = 1 ] && [ ${#replaced[@]} -gt 0 ] && [ -z "$reconfigured" ] || return 1
+	[ -z "${KCFLAGS:-}${KCPPFLAGS:-}${KAFLAGS:-}${KBUILD_EXTRA_WARN:-}${LLVM:-}" ] || return 1
+	[ -n "$old_series" ] && [ "$(cat "$vdir/.done" 2>/dev/null)" = "$(done_key_of "$old_series")" ] || return 1
+	! grep -qE '^CONFIG_(MODVERSIONS|TRIM_UNUSED_KSYMS|FTRACE_MCOUNT_USE_RECORDMCOUNT|OBJTOOL|GCOV|LTO_CLANG)[A-Z_]*=' \
+		"$obj/.config" || return 1
+	for f in "${replaced[@]}"; do
+		case $f in [-+*]* | *[!A-Za-z0-9_./-]*) return 1 ;; esac
+		case $f in *.c) ;; *) return 1 ;; esac
+		d=$(dirname "$f") n=$(basename "$f" .c)
+		[ -f "$obj/$d/$n.o" ] && [ -f "$obj/$d/.$n.o.cmd" ] || return 1
+		objs+=("$d/$n.o")
+	done
+	# Nothing but the replaced files and their folders changed since the last build ended.
+	while IFS= read -r f; do
+		for o in "${replaced[@]}"; do
+			[ "$f" = "$src/$o" ] || [ "$f" = "$src/$(dirname "$o")" ] && continue 2
+		done
+		return 1
+	done < <(find "$src" "$obj" -newer "$vdir/.done" -print)
+	for o in "${objs[@]}"; do
+		d=$(dirname "$o") n=$(basename "$o")
+		cmdline=$(sed -n '1s/^\(saved\)\{0,1\}cmd_[^ ]* := //p' "$obj/$d/.$n.cmd")
+		# A "$" is make's quoting: such a command is not the shell's as it stands.
+		case $cmdline in '' | *'$'*) ok=1 ;; esac
+		[ "$ok" = 0 ] || break
+		mv "$obj/$o" "$obj/$d/.$n.umlbed-old"
+		cp -p "$obj/$d/.$n.cmd" "$obj/$d/.$n.cmd.umlbed-old"
+		# The compiler's messages are shown when the object is kept; else kbuild's compile shows them.
+		if ! (cd "$obj" && sh -c "$cmdline" 2>>"$vdir/.same-messages" &&
+			scripts/basic/fixdep "$d/.$n.d" "$o" "$cmdline" >"$d/.$n.cmd" && rm -f "$d/.$n.d"); then
+			ok=1
+			break
+		fi
+		cmp -s "$obj/$o" "$obj/$d/.$n.umlbed-old" || { ok=1; break; }
+	done
+	for o in "${objs[@]}"; do
+		d=$(dirname "$o") n=$(basename "$o")
+		[ -f "$obj/$d/.$n.umlbed-old" ] || continue
+		mv "$obj/$d/.$n.umlbed-old" "$obj/$o"
+		if [ "$ok" = 0 ]; then
+			rm -f "$obj/$d/.$n.cmd.umlbed-old"
+			# The source is no newer than its object, so kbuild's next walk finds nothing to redo here either.
+			touch -r "$obj/$o" "$src/${o%.o}.c"
+		else
+			mv "$obj/$d/.$n.cmd.umlbed-old" "$obj/$d/.$n.cmd"
+			rm -f "$obj/$d/.$n.d"
+		fi
+	done
+	[ "$ok" != 0 ] || cat "$vdir/.same-messages" >&2 2>/dev/null || true
+	rm -f "$vdir/.same-messages"
+	return "$ok"
+}
+
+if [ -z "$restored" ] && same_objects; then
+	say SAME "$variant: the edit leaves every object as it was (${replaced[*]}): no kbuild, no link"
+	echo "$done_key" >"$vdir/.done"
+	restored=1
+fi
 if [ -z "$restored" ] && [ "$(cat "$vdir/.done" 2>/dev/null)" = "$done_key" ] &&
 	[ -z "$(find "$src" "$obj" -newer "$vdir/.done" -print -quit)" ]; then
 	say UPTODATE "$variant"
@@ -390,5 +473,34 @@ ln -sfn "kernel/$variant/obj/linux" "$BUILD/linux-$variant"
 # their export and fragments from (variant.json): from generation.sh, written on every build, replaced whole.
 "$generation" info "$variant" >"$vdir/variant.info.tmp"
 mv "$vdir/variant.info.tmp" "$vdir/variant.info"
-"$generation" json "$variant" >"$vdir/variant.json.tmp"
+# generation.sh json takes about 3 s of bash for 41 variant names, so its document is made once for each state of what
+# it reads and kept in BUILD/definitions/: generation.sh, the generation and variant files, and in every folder that
+# one of them names, the series file and each patch's name and export lines (json reads no other line of a patch).
+defs_key=$( {
+	cat "$generation"
+	for f in "$top"/uml-kernel/generations/* "$top"/uml-kernel/variants/*; do
+		[ -f "$f" ] && printf '%s\n' "${f#"$top"/}" && cat "$f"
+	done
+	for f in "$top"/uml-kernel/generations/* "$top"/uml-kernel/variants/*; do
+		[ -f "$f" ] && sed -e 's/#.*//' -e 's/^[[:space:]]*[^[:space:]]*//' "$f"
+	done | tr -s '[:blank:]' '\n' | sed -e 's|\$gen|*|g' -e 's|/[^/]*\.patch$||' | sort -u | while read -r d; do
+		for p in "$top"/$d; do
+			[ -d "$p" ] || continue
+			printf 'folder %s\n' "${p#"$top"/}"
+			cat "$p/series" 2>/dev/null || true
+			for f in "$p"/*.patch; do [ -f "$f" ] && echo "${f##*/}"; done
+			grep -H '^+EXPORT_SYMBOL' "$p"/*.patch 2>/dev/null || true
+		done
+	done
+} | sha256sum | cut -c1-24)
+defs=$BUILD/definitions/$defs_key.json
+if [ ! -f "$defs" ]; then
+	mkdir -p "$BUILD/definitions"
+	"$generation" json >"$defs.tmp.$$" && mv "$defs.tmp.$$" "$defs"
+	# The newest twenty states stay.
+	find "$BUILD/definitions" -maxdepth 1 -name '*.json' -printf '%T@ %p\n' | sort -rn | tail -n +21 | cut -d' ' -f2- |
+		xargs -r -d '\n' rm -f
+fi
+# generation.sh json VARIANT is that document with "variant" first.
+{ printf '{"variant":"%s",\n' "$variant"; tail -c +2 "$defs"; } >"$vdir/variant.json.tmp"
 mv "$vdir/variant.json.tmp" "$vdir/variant.json"

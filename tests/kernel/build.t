@@ -5,8 +5,9 @@
 # The edit → rebuild → verdict loop depends on it: a patched header that got a new time would rebuild half the
 # kernel, and a file left behind by an older series would build a kernel that is not the series. In a copy of the
 # tree's build scripts and series (so the checkout's own patches are never touched) and a build folder of its own,
-# the default generation's full variant is patched and mm/memory.o built (KBUILD_TARGETS), then: a one-line edit
-# of the seed's patch, which must change mm/memory.c alone and reach its object; and a patch of the test's own
+# the default generation's full variant is patched and mm/memory.o built (KBUILD_TARGETS), then: one-line edits
+# of the seed's patch, which must change mm/memory.c alone, one of code that kbuild compiles and one of a comment
+# that leaves the object as it was and runs no kbuild; and a patch of the test's own
 # added to the variant and dropped again, whose files must go back to the pristine text (the one it made removed).
 # Each time the tree must equal a fresh application of the series.
 set -uo pipefail
@@ -47,7 +48,7 @@ same_as_fresh() {
 		[ -e "$pristine/$f" ] || continue
 		mkdir -p "$fresh/$(dirname "$f")" && cp "$pristine/$f" "$fresh/$f"
 	done < <(sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "${patches[@]/#/$T/top/}" | sort -u)
-	for p in "${patches[@]}"; do patch -d "$fresh" -p1 -s -i "$T/top/$p" || return 1; done
+	for p in "${patches[@]}"; do patch -d "$fresh" -p1 -s --no-backup-if-mismatch -i "$T/top/$p" || return 1; done
 	while read -r f; do
 		cmp -s "$fresh/$f" "$src/$f" || { echo "differs: $f"; return 1; }
 	done < <(cd "$fresh" && find . -type f)
@@ -73,21 +74,46 @@ check "an object removed since the last build: BUILD, and the object is back" \
 	eval 'said BUILD && [ -f "$vdir/obj/mm/memory.o" ]'
 touch -d '2000-01-01' "$src/include/linux/mm.h" "$src/mm/memory.c" "$src/mm/internal.h" "$vdir/obj/mm/memory.o"
 
-# A one-line edit of a comment in the seed's C code, in patch 0001.
+# A one-line edit of a line of code in the seed's patch 0001: its object changes, so kbuild builds it.
 series=$("$gen_sh" get "$g" series)
 p1=$(ls "$T/top/$series"/0001-*.patch)
-mark="edited by build.t $$"
-sed -i "0,/^+ \* Context: Process context/s|^+ \* Context: Process context|+ * Context ($mark): Process context|" "$p1"
-check "the edit is in the patch" grep -q "$mark" "$p1"
+code='hea = hba + hlen - 1;'
+check "the patch has the line of code the test edits" grep -qF "+	$code" "$p1"
+sed -i "s|^+	hea = hba + hlen - 1;|+	hea = hba + hlen - 2;|" "$p1"
 build
-check "the edited series builds" [ $? = 0 ] || diag "$T/log"
-check "mm/memory.c has the edit" grep -q "$mark" "$src/mm/memory.c"
-check "mm/memory.c got a new time" [ "$(stat -c %Y "$src/mm/memory.c")" -gt 946684800 ]
-check "... and kbuild compiled it again (mm/memory.o is new)" [ "$(stat -c %Y "$vdir/obj/mm/memory.o")" -gt 946684800 ]
+check "an edit of code: the edited series builds" [ $? = 0 ] || diag "$T/log"
+check "... mm/memory.c has the edit" grep -qF 'hea = hba + hlen - 2;' "$src/mm/memory.c"
+check "... its object changes, so kbuild runs (BUILD, not SAME)" eval 'said BUILD && ! said SAME'
+check "... and compiled it again (mm/memory.o is new)" [ "$(stat -c %Y "$vdir/obj/mm/memory.o")" -gt 946684800 ]
 check "include/linux/mm.h kept its time (its text did not change)" [ "$(stat -c %Y "$src/include/linux/mm.h")" = 946684800 ]
 check "mm/internal.h kept its time" [ "$(stat -c %Y "$src/mm/internal.h")" = 946684800 ]
 check "the tree is what a fresh application of the series gives" same_as_fresh
+sed -i "s|^+	hea = hba + hlen - 2;|+	$code|" "$p1"
+build
+check "the edit undone builds" [ $? = 0 ] || diag "$T/log"
+touch -d '2000-01-01' "$src/mm/memory.c" "$vdir/obj/mm/memory.o"
+build
+
+# A one-line edit of a comment in the same file: every object is as it was, so no kbuild runs.
+mark="edited by build.t $$"
+ino=$(stat -c %i:%Y "$vdir/obj/mm/memory.o")
+sum=$(md5sum <"$vdir/obj/mm/memory.o")
+sed -i "0,/^+ \* Context: Process context/s|^+ \* Context: Process context|+ * Context ($mark): Process context|" "$p1"
+check "the edit is in the patch" grep -q "$mark" "$p1"
+build
+check "an edit of a comment: the edited series builds" [ $? = 0 ] || diag "$T/log"
+check "... mm/memory.c has the edit" grep -q "$mark" "$src/mm/memory.c"
+check "... every object is as it was: SAME, no kbuild run" eval 'said SAME && ! said BUILD'
+check "... mm/memory.o is the same file" [ "$(stat -c %i:%Y "$vdir/obj/mm/memory.o")" = "$ino" ]
+check "... mm/memory.c is no newer than it" [ ! "$src/mm/memory.c" -nt "$vdir/obj/mm/memory.o" ]
+check "the tree is what a fresh application of the series gives" same_as_fresh
 check "the pristine tree is untouched" not grep -q "$mark" "$pristine/mm/memory.c"
+build
+check "the build after it is UPTODATE" eval 'said UPTODATE && ! said BUILD'
+touch "$src/mm/memory.c"
+build
+check "kbuild's own compile of the edited file gives the object kept" \
+	eval 'said BUILD && [ "$(md5sum <"$vdir/obj/mm/memory.o")" = "$sum" ]'
 
 # A patch of the test's own, added to the variant and then dropped: the file it changed goes back to the pristine
 # text, the file it made goes.
