@@ -20,10 +20,16 @@ our @EXPORT = qw(cmd_run judge_all);
 
 my @FIELDS = qw(id file line op function original mutated num);
 
-# order(NAMES, KILLS, DUR): a mutant's runs, those that killed most mutants first, then the quickest.
+# order(NAMES, LINE, FUNC, KILLS, DUR): a mutant's runs, those that killed most mutants of its own line first, then
+# of its function, then of any line, then the quickest. A line's mutants break the same code, so the run that
+# killed one is the likeliest to kill the next (PIT orders its tests by such history too).
 sub order {
-    my ($names, $kills, $dur) = @_;
-    return sort { ($kills->{$b} // 0) <=> ($kills->{$a} // 0) || ($dur->{$a} // 0) <=> ($dur->{$b} // 0) || $a cmp $b } @$names;
+    my ($names, $line, $func, $kills, $dur) = @_;
+    my %key = map { $_ => [$line->{$_} // 0, $func->{$_} // 0, $kills->{$_} // 0, $dur->{$_} // 0] } @$names;
+    return sort {
+        my ($x, $y) = @key{$a, $b};
+        $y->[0] <=> $x->[0] || $y->[1] <=> $x->[1] || $y->[2] <=> $x->[2] || $x->[3] <=> $y->[3] || $a cmp $b
+    } @$names;
 }
 
 # judge_all(O, PREP, LIST, OUT, DOC, DONE, PREV): each mutant of LIST judged (those with a verdict from the
@@ -34,7 +40,8 @@ sub judge_all {
     my %file = map { $_->{name} => $_->{file} } @{ $prep->{runs} };
     my @all_runs = map { $_->{name} } @{ $prep->{runs} };
     my $eq = read_reasons($o->{equivalent});
-    my (%kills, %res);
+    # The kills of each run: of every mutant, and of the mutants of each line and of each function.
+    my (%kills, %kills_line, %kills_func, %res);
     my $t0 = time;
     my $write = sub {
         my ($partial) = @_;
@@ -47,7 +54,12 @@ sub judge_all {
     my $report = sub {
         my ($r) = @_;
         $res{$r->{id}} = $r;
-        $kills{$r->{killed_by}[0]{name}}++ if $r->{killed_by};
+        if ($r->{killed_by}) {
+            my $by = $r->{killed_by}[0]{name};
+            $kills{$by}++;
+            $kills_line{"$r->{file}:$r->{line}"}{$by}++;
+            $kills_func{"$r->{file}:" . ($r->{function} // '')}{$by}++;
+        }
         $write->(1);
         printf "%s %s%s\n", $r->{verdict}, $r->{id}, $r->{killed_by} ? " by $r->{killed_by}[0]{name}" : '';
         return unless -t STDERR;
@@ -66,7 +78,8 @@ sub judge_all {
         my %r = map { $_ => $m->{$_} } grep { defined $m->{$_} } @FIELDS, qw(verdict why of own);
         if ($m->{verdict}) { $report->(\%r); next }
         push @todo, { r => \%r, m => $m, runs => sub {
-            my @names = order($m->{runs} // \@all_runs, \%kills, \%dur);
+            my @names = order($m->{runs} // \@all_runs, $kills_line{"$m->{file}:$m->{line}"} // {},
+                              $kills_func{"$m->{file}:" . ($m->{function} // '')} // {}, \%kills, \%dur);
             # The runs that killed before go one after the other (most mutants die there), at most three.
             my $first = grep { $kills{$_} } @names[0 .. ($#names < 2 ? $#names : 2)];
             return ([map { { name => $_, file => $file{$_}, timeout => $o->{timeout} // max(10, ceil(10 * ($dur{$_} || 1))) } } @names],
