@@ -56,8 +56,8 @@
 # kernel must pass first. Each mutant runs the runs of the suite that execute its line (make coverage's line reach;
 # without it every run), those that killed most mutants first, one at a time, UMLBED_MUTANT=NUMBER telling the runner
 # to choose it, until one kills it: FAILED, CRASHED, or a timeout (after a kernel report, or a hang), confirmed by the
-# same run again alone. A mutant that no run reaches is "not reached". UMLBED_MUTATE_WORKERS mutants at once (twice
-# the CPUs); docs/mutate.md has the rest.
+# same run again alone. A mutant that no run reaches is "not reached". UMLBED_MUTATE_WORKERS runs at once (one a CPU,
+# each slot on its own CPU); docs/mutate.md has the rest.
 use strict;
 use warnings;
 use Cwd qw(abs_path);

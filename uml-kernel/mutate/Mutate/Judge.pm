@@ -55,9 +55,19 @@ sub crashed_hang {
 # A run's name as a --filter glob that matches it alone.
 sub glob_of { my ($n) = @_; $n =~ s/([*?\[\]\\])/\\$1/g; return $n }
 
-# start(P, M, RUN): RUN ({ name, file, timeout }) of the mutant M started in a process group of its own; its pid.
+# cpus(): the CPUs this process may run on (its Cpus_allowed_list), in order.
+sub cpus {
+    open(my $fh, '<', '/proc/self/status') or return ();
+    my ($list) = map { /^Cpus_allowed_list:\s*(\S+)/ ? $1 : () } <$fh>;
+    return () unless defined $list;
+    return map { /^(\d+)-(\d+)\z/ ? ($1 .. $2) : /^\d+\z/ ? $_ : () } split /,/, $list;
+}
+
+# start(P, M, RUN, CPU): RUN ({ name, file, timeout }) of the mutant M started in a process group of its own, on the
+# host CPU CPU (undef: any); its pid. A runner puts each guest on the CPU it has fewest of its own guests on, the
+# first one allowed when it has none: runners that each run one guest would all put theirs on the same CPU.
 sub start {
-    my ($p, $m, $run) = @_;
+    my ($p, $m, $run, $cpu) = @_;
     my $json = "$p->{dir}/run-" . ++$p->{seq} . '.json';
     unlink $json;
     my $pid = fork // fail("fork: $!");
@@ -66,7 +76,7 @@ sub start {
         open(STDOUT, '>>', $p->{log}) or exit 127;
         open(STDERR, '>&', \*STDOUT) or exit 127;
         if ($m->{kernel}) { delete $ENV{UMLBED_MUTANT} } else { $ENV{UMLBED_MUTANT} = $m->{num} }
-        exec("$BUILD/runner/umlbed", 'run', '--shard', '1/1', '-j', '1', '--timeout', $run->{timeout},
+        exec(defined $cpu ? ('taskset', '-c', $cpu) : (), "$BUILD/runner/umlbed", 'run', '--shard', '1/1', '-j', '1', '--timeout', $run->{timeout},
              '--kernel', $m->{kernel} // $p->{kernel}, '--json', $json, '--filter', glob_of($run->{name}), $run->{file})
             or exit 127;
     }
@@ -109,6 +119,9 @@ sub judge_pool {
     make_path($p->{dir});
     my (@active, %by_pid, @exclusive, $alone);
     my @queue = @$mutants;
+    # Each slot runs on one CPU, the slots dealt over the CPUs in turn (UMLBED_MUTATE_PIN=0: as the runner chooses).
+    my @cpus = ($ENV{UMLBED_MUTATE_PIN} // 1) ? cpus() : ();
+    my @free = (0 .. $p->{slots} - 1);
     my $busy = sub { scalar keys %by_pid };
     my $finish = sub {
         my ($s) = @_;
@@ -120,8 +133,9 @@ sub judge_pool {
     # confirmed on its own.
     my $launch = sub {
         my ($s, $run, $kind, $hang) = @_;
-        my ($pid, $json) = start($p, $s->{m}, $run);
-        $by_pid{$pid} = { s => $s, run => $run, json => $json, kind => $kind, hang => $hang };
+        my $slot = shift(@free) // 0;
+        my ($pid, $json) = start($p, $s->{m}, $run, @cpus ? $cpus[$slot % @cpus] : undef);
+        $by_pid{$pid} = { s => $s, run => $run, json => $json, kind => $kind, hang => $hang, slot => $slot };
         $s->{inflight}{$pid} = 1;
     };
     while (@queue || grep { !$_->{over} } @active) {
@@ -163,6 +177,7 @@ sub judge_pool {
         my $pid = waitpid(-1, 0);
         my $w = delete $by_pid{$pid} or next;
         @Mutate::Build::workers = grep { $_ != $pid } @Mutate::Build::workers;
+        @free = sort { $a <=> $b } @free, $w->{slot};
         my ($s, $run) = @$w{qw(s run)};
         delete $s->{inflight}{$pid};
         $alone = 0 if $w->{kind} eq 'confirm';

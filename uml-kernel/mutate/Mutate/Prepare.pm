@@ -22,8 +22,10 @@ use Exporter qw(import);
 our @EXPORT = qw(selection prepare workers);
 
 sub cpus { return (`nproc` + 0) || 1 }
-# The mutants judged at once: twice the CPUs by default, since a run of UML waits on its guest about half its time.
-sub workers { return $ENV{UMLBED_MUTATE_WORKERS} || 2 * cpus() }
+# The runs at once: one a CPU by default, each slot's runs on its own CPU (Judge.pm). A UML kernel and its guest's
+# processes take turns on one CPU; eight mutants of 6.1 measured pinned took 89 s of judging at one run a CPU, 106 s
+# at two, and 186 s at two unpinned (every runner then put its guest on the first CPU).
+sub workers { return $ENV{UMLBED_MUTATE_WORKERS} || cpus() }
 
 # selection(O): the generation's mutants as O chooses them (--all, --diff, --only), each with its number (its place
 # in the generation's list, from 1: what umlbed_mutant= names), and the series tree and the whole list.
