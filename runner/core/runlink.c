@@ -183,13 +183,20 @@ void umb_link_send(const char *fmt, ...) {
   (void)umb_link_write(line, (size_t)n);
 }
 
+int umb_cpu_pick(const cpu_set_t *allowed, const int *load, int here) {
+  int cpu = -1;
+  for (int c = 0; c < CPU_SETSIZE; c++)
+    if (CPU_ISSET(c, allowed) && (cpu < 0 || load[c] < load[cpu] || (load[c] == load[cpu] && c == here))) cpu = c;
+  return cpu;
+}
+
 int umb_cpu_take_local(void) {
   cpu_set_t allowed;
   int cpu = -1;
-  if (sched_getaffinity(0, sizeof allowed, &allowed) == 0) {
-    for (int c = 0; c < CPU_SETSIZE; c++)
-      if (CPU_ISSET(c, &allowed) && (cpu < 0 || cpu_load[c] < cpu_load[cpu])) cpu = c;
-  }
+  /* Of the CPUs with fewest of this process's instances, the one it runs on now: the host's scheduler put it on an
+   * idle one, so that runners started side by side (a test file each, a mutant's run each) spread their guests
+   * instead of all taking the first CPU. */
+  if (sched_getaffinity(0, sizeof allowed, &allowed) == 0) cpu = umb_cpu_pick(&allowed, cpu_load, sched_getcpu());
   if (cpu >= 0) cpu_load[cpu]++;
   return cpu;
 }

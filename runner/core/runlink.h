@@ -3,6 +3,7 @@
 #ifndef UMLBED_RUNLINK_H
 #define UMLBED_RUNLINK_H
 
+#include <sched.h>
 #include <stddef.h>
 
 /*
@@ -63,8 +64,12 @@ int umb_link_write(const void *p, size_t n);
  * the supervisor when linked), or -1; give it back with umb_cpu_put. */
 int umb_cpu_take(void);
 void umb_cpu_put(int cpu);
-/* The least loaded allowed CPU, taken from the local table (what a supervisor answers "cpu?" with). */
+/* The least loaded allowed CPU, taken from the local table (what a supervisor answers "cpu?" with); of equally
+ * loaded ones, the CPU this process runs on. */
 int umb_cpu_take_local(void);
+/* The choice itself: of the CPUs in allowed, one with the lowest load[] (CPU_SETSIZE entries); of those, here if it is
+ * one (the CPU the caller runs on, or -1), else the lowest numbered. -1 when allowed is empty. */
+int umb_cpu_pick(const cpu_set_t *allowed, const int *load, int here);
 void umb_cpu_put_local(int cpu);
 
 #endif

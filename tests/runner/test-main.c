@@ -972,6 +972,29 @@ static void test_lpj(void) {
   rmdir(dir);
 }
 
+static void test_cpu_pick(void) {
+  static int load[CPU_SETSIZE];
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  CHECK(umb_cpu_pick(&allowed, load, 0) == -1);
+  for (int c = 0; c < 4; c++) CPU_SET(c, &allowed);
+  /* All idle: the CPU the caller runs on, else the first. */
+  CHECK(umb_cpu_pick(&allowed, load, 2) == 2);
+  CHECK(umb_cpu_pick(&allowed, load, 0) == 0);
+  CHECK(umb_cpu_pick(&allowed, load, -1) == 0);
+  CHECK(umb_cpu_pick(&allowed, load, 7) == 0);
+  /* The caller's CPU is not taken when another has fewer instances. */
+  load[2] = 1;
+  CHECK(umb_cpu_pick(&allowed, load, 2) == 0);
+  CHECK(umb_cpu_pick(&allowed, load, 3) == 3);
+  load[0] = load[1] = load[3] = 2;
+  CHECK(umb_cpu_pick(&allowed, load, 3) == 2);
+  /* A CPU outside the allowed set is never chosen, however idle. */
+  CPU_CLR(2, &allowed);
+  CHECK(umb_cpu_pick(&allowed, load, 2) == 0);
+  memset(load, 0, sizeof load);
+}
+
 static const tap_task tests[] = {
     {"percent-encoding round trip and edge cases", test_pct_roundtrip},
     {"number parsing", test_num_parse},
@@ -985,6 +1008,7 @@ static const tap_task tests[] = {
     {"reply parsing: the largest legal pagemap reply, every entry", test_msg_pagemap_max},
     {"kernel variant from a path, --param syntax", test_variant_param},
     {"lpj: parsed from the calibration line, cached per kernel build and host", test_lpj},
+    {"CPU choice: the least loaded allowed CPU, the caller's own of equal ones", test_cpu_pick},
     {"scanner: classification of console lines", test_scanner_classify},
     {"scanner: golden panic log (sysrq c)", test_scanner_panic},
     {"scanner: golden lockdep RCU splat", test_scanner_lockdep},
