@@ -119,8 +119,11 @@ sub judge_pool {
     make_path($p->{dir});
     my (@active, %by_pid, @exclusive, $alone);
     my @queue = @$mutants;
-    # Each slot runs on one CPU, the slots dealt over the CPUs in turn (UMLBED_MUTATE_PIN=0: as the runner chooses).
-    my @cpus = ($ENV{UMLBED_MUTATE_PIN} // 1) ? cpus() : ();
+    # Each slot runs on one CPU, the slots dealt over the CPUs in turn from one that the pool's pid chooses, so that
+    # pools side by side (shards of a batch system on one node) start on different CPUs. A pool of one slot, and
+    # UMLBED_MUTATE_PIN=0, leave the choice to the runner, which takes the CPU the host's scheduler ran it on.
+    my @cpus = ($ENV{UMLBED_MUTATE_PIN} // 1) && $p->{slots} > 1 ? cpus() : ();
+    @cpus = (@cpus[$$ % @cpus .. $#cpus], @cpus[0 .. $$ % @cpus - 1]) if @cpus;
     my @free = (0 .. $p->{slots} - 1);
     my $busy = sub { scalar keys %by_pid };
     my $finish = sub {
