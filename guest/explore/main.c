@@ -92,6 +92,34 @@ static void write_file(const char *path, const char *text) {
   close(fd);
 }
 
+/*
+ * Writeback only where a task or the set-up asks for it (fsync, msync, a direct I/O, the other node's write), never
+ * by the kernel's flusher on its own. The flusher wakes on a timer (dirty_writeback_centisecs after a device's first
+ * dirty inode) and then writes a device's pages back once they pass its share of the background threshold, a share
+ * that follows the device's recent writeback over time: which page is clean when a task reaches it would depend on
+ * the host's clock, and a run could not be replayed. So the limits are out of reach (64 GiB, half of it for the
+ * background) and the timer an hour away. Setting the timer wakes the flusher once; a timer a device already had
+ * (5 s after the agent's last write) stays pending, so a byte is dirtied and sync() makes the flusher run now:
+ * both are spent before the case is set up.
+ */
+static void quiet_flusher(const char *dir) {
+  char path[160];
+  write_file("/proc/sys/vm/dirty_bytes", "68719476736");
+  write_file("/proc/sys/vm/dirty_background_bytes", "34359738368");
+  write_file("/proc/sys/vm/dirty_writeback_centisecs", "360000");
+  snprintf(path, sizeof path, "%s-flush", dir);
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0 || write(fd, "", 1) != 1) xp_die("%s: %s", path, strerror(errno));
+  close(fd);
+  sync();
+  unlink(path);
+}
+
+/* The kernel lets user space write ten lines to /dev/kmsg in five seconds and drops the rest. A run's name there is
+ * how a run that brought the kernel down is found (uml-kernel/explore-historic.sh reads it from the console), and a
+ * batch names more runs than ten: every line goes through. */
+static void kmsg_unlimited(void) { write_file("/proc/sys/kernel/printk_devkmsg", "on\n"); }
+
 /* "file host|tmp PAGES": the folder, the mounts and the file at version 0. */
 static void make_file(const char *path, char **w, int n) {
   char dir[128];
@@ -409,14 +437,22 @@ int main(int argc, char **argv) {
   if (!dir[0]) snprintf(dir, sizeof dir, "/xp-%d", (int)getpid());
   if (strlen(dir) > 64) xp_die("-d DIR: at most 64 bytes");
   xp_ps = (size_t)sysconf(_SC_PAGESIZE);
+  quiet_flusher(dir);
+  kmsg_unlimited();
   setvbuf(stdout, NULL, _IOFBF, 1 << 16);
   /* Each run is named in the kernel's log before it starts: a run that brings the kernel down ends this program's
    * output with it, and the console then says which run it was. */
   int kmsg = open("/dev/kmsg", O_WRONLY | O_CLOEXEC);
+  if (kmsg < 0) xp_die("open /dev/kmsg: %s", strerror(errno));
   for (int r = 0; r < nruns; r++) {
     printf("run %d %s %s\n", r, modes[r], args[r]);
     fflush(stdout);
-    if (kmsg >= 0) dprintf(kmsg, "<4>umlbed-explore: run -%s %s\n", modes[r], args[r]);
+    /* One write() of the whole line: glibc's dprintf() first seeks the descriptor (SEEK_CUR), which /dev/kmsg
+     * refuses (EINVAL), and then writes nothing. */
+    char line[256];
+    int len = snprintf(line, sizeof line, "<4>umlbed-explore: run -%s %s\n", modes[r], args[r]);
+    size_t size = (size_t)len < sizeof line ? (size_t)len : sizeof line - 1;
+    if (len < 0 || write(kmsg, line, size) != (ssize_t)size) xp_die("write /dev/kmsg: %s", strerror(errno));
     pid_t pid = fork();
     if (pid < 0) xp_die("fork: %s", strerror(errno));
     if (pid == 0) {
