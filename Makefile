@@ -217,7 +217,7 @@ historic: kernel guest runner
 
 # The explorer (docs/explore.md): cases of mm operations generated from a seed, each under schedules of the kernel's
 # automatic points, checked against their sequential orders. Not part of check, which runs scenarios/explore.lua's
-# short list of seeds; EXPLORE_ARGS adds umlbed explore's options (--seed, --shard K/N, --pairs, --depth).
+# short list of seeds; EXPLORE_ARGS adds umlbed explore's options (--seed, --shard K/N, --pairs, --depth, --toward).
 EXPLORE_SECONDS ?= 600
 explore: kernel guest runner
 	$(UMLBED) explore --generation $(GEN) --seconds $(EXPLORE_SECONDS) $(EXPLORE_ARGS)

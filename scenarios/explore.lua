@@ -13,8 +13,9 @@
 -- Parameters (--param, or umlbed explore's options): seed (the matrix: 1 here), cases (2 here, and then schedules
 -- 30), first (the first case number), seconds (a time budget instead of a count), depth (PCT's d, 2), schedules
 -- (per case, 60), shard
--- (K/N: every N-th case from the K-th), pairs ("inval+read,truncate+write": those pairs only), case and schedule
--- (replay one case under one schedule), runs (how many times to replay it).
+-- (K/N: every N-th case from the K-th), pairs ("inval+read,truncate+write": those pairs only), toward
+-- ("truncate_pagecache,zap_pte_range": kernel functions a change touched, whose points direct the campaign), case
+-- and schedule (replay one case under one schedule), runs (how many times to replay it).
 local explore = require "umlbed.explore"
 
 local function num(v)
@@ -45,6 +46,13 @@ return {
       opts.pairs = {}
       for a, b in tostring(p.pairs):gmatch("([%w]+)%+([%w]+)") do
         opts.pairs[a .. "+" .. b], opts.pairs[b .. "+" .. a] = true, true
+      end
+    end
+    if p.toward then
+      opts.toward = {}
+      for name in (tostring(p.toward) .. ","):gmatch("([^,]*),") do
+        assert(name:match("^[%a_][%w_]*$"), ("explore: toward names kernel functions, not %q"):format(name))
+        opts.toward[name] = true
       end
     end
     if p.case then

@@ -4,11 +4,13 @@
 #
 # For each generation (default: every one), each variant its "historic" and "broken-races" keys name is built and
 # explored by `umlbed explore` (scenarios/explore.lua: generated cases, the kernel's automatic points, PCT and
-# bounded preemption, the sequential orders as the oracle) from seed 1 for at most S seconds (default 600). Each
+# bounded preemption, the sequential orders as the oracle) from seed 1 for at most S seconds (default 600),
+# directed toward the functions whose source the variant changes (uml-kernel/changed-functions.sh: where the change
+# is, as a reviewer's campaign is told, never where its race is or which operations meet there). Each
 # variant is one TAP result: found within the budget, with the time to find it, its case, its schedule, and its
 # replay command, which then runs N times (default 10) and must find it every time, and once on the fixed kernel
-# (full), where it must find nothing. Last, per generation, the same campaign on the fixed kernel for the longest
-# budget a fault needed (at least 60 s) must find nothing.
+# (full), where it must find nothing. Last, per generation, the same campaign on the fixed kernel, directed toward
+# every change of the variants, for the longest budget a fault needed (at least 60 s) must find nothing.
 # The verdicts are read from the runner's JSON report (its notes "explore-found ..." and "explore-replay ...").
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -91,6 +93,7 @@ explore() {
 
 status=0
 longest=60
+all_toward=
 kind='' secs='' replay='' text=''
 echo "TAP version 13"
 for g in "${gens[@]}"; do
@@ -111,7 +114,10 @@ for g in "${gens[@]}"; do
 			status=1
 			continue
 		fi
-		explore --variant "$v" --seconds "$seconds"
+		toward=$("$top/uml-kernel/changed-functions.sh" "$v" "full$suffix" | paste -sd, -) || toward=''
+		all_toward+=${toward:+,$toward}
+		echo "# $g $v: toward ${toward:-nothing (the change is in no function): undirected}"
+		explore --variant "$v" --seconds "$seconds" ${toward:+--toward "$toward"}
 		if ! find_it "$v"; then
 			tail -n 30 "$scratch/out" | diag
 			ok 1 "$g $v: the explorer finds it within $seconds s"
@@ -145,7 +151,8 @@ for g in "${gens[@]}"; do
 	done
 	[ ${#only[@]} -eq 0 ] || continue
 	# The same campaign on the fixed kernel finds nothing (no false report).
-	explore --variant "full$suffix" --seconds "$longest"
+	all_toward=$(printf '%s\n' "${all_toward#,}" | tr , '\n' | sort -u | paste -sd, -)
+	explore --variant "full$suffix" --seconds "$longest" ${all_toward:+--toward "$all_toward"}
 	verdict=$(jq -r '.results[0].verdict // "none"' "$scratch/r.json" 2>/dev/null)
 	[ "$verdict" = ok ] || { jq -r '.results[].diag // ""' "$scratch/r.json" 2>/dev/null | head -n 100 | diag; status=1; }
 	check "$g full$suffix: the same campaign for $longest s finds nothing (got $verdict)" [ "$verdict" = ok ]

@@ -14,7 +14,7 @@
 
 #define EXPLORE_USAGE                                                                                               \
   "usage: umlbed explore [--seed S] [--cases N | --seconds S] [--first N] [--depth D] [--schedules N]\n"            \
-  "                      [--shard K/N] [--pairs A+B,...] [run options]\n"                                           \
+  "                      [--shard K/N] [--pairs A+B,...] [--toward FUNC,...] [run options]\n"                       \
   "       umlbed explore --seed S --case N --schedule SCHEDULE [--runs R] [run options]\n"                          \
   "\n"                                                                                                              \
   "Runs the explorer (%s/scenarios/explore.lua, docs/explore.md): generated cases of two or three mm\n"             \
@@ -22,17 +22,21 @@
   "preemption at every step while that is few, then PCT of depth D, default 2), every end state checked against\n"  \
   "the case's sequential orders. A campaign takes the cases of seed S (default 1) from case --first (0): --cases\n" \
   "of them, or as many as --seconds allow; --shard K/N takes every N-th case from the K-th; --pairs only the\n"     \
-  "pairs of operations named. A finding fails the run and prints its case, schedule, replay command and the\n"      \
-  "interleaving. The second form replays case N of seed S under SCHEDULE (\"-\": its sequential orders only), R\n"  \
-  "times (default 1), each of which must find it again. Run options (--variant, --generation, --kernel, --json,\n"  \
-  "-j, ...) are those of umlbed run; without --timeout, the run has none (the campaign bounds itself).\n"
+  "pairs of operations named; --toward directs it at a change: every other case it runs is one whose tasks pass\n"  \
+  "a point in (or at the edge of) the kernel functions named, found by running the cases ahead briefly\n"           \
+  "(uml-kernel/changed-functions.sh names a variant's changed functions). A finding fails the run and prints\n"     \
+  "its case, schedule, replay command and the interleaving. The second form replays case N of seed S under\n"       \
+  "SCHEDULE (\"-\": its sequential orders only), R times (default 1), each of which must find it again.\n"          \
+  "Run options (--variant, --generation, --kernel, --json, -j, ...) are those of umlbed run; without --timeout,\n"  \
+  "the run has none (the campaign bounds itself).\n"
 
 /* The explorer's options: each becomes --param NAME=VALUE. */
 static const char *param_of(const char *opt) {
-  static const char *const map[][2] = {{"--seed", "seed"},         {"--cases", "cases"}, {"--seconds", "seconds"},
-                                       {"--first", "first"},       {"--depth", "depth"}, {"--schedules", "schedules"},
-                                       {"--shard", "shard"},       {"--pairs", "pairs"}, {"--case", "case"},
-                                       {"--schedule", "schedule"}, {"--runs", "runs"},   {NULL, NULL}};
+  static const char *const map[][2] = {
+      {"--seed", "seed"},   {"--cases", "cases"},         {"--seconds", "seconds"}, {"--first", "first"},
+      {"--depth", "depth"}, {"--schedules", "schedules"}, {"--shard", "shard"},     {"--pairs", "pairs"},
+      {"--case", "case"},   {"--schedule", "schedule"},   {"--runs", "runs"},       {"--toward", "toward"},
+      {NULL, NULL}};
   for (int i = 0; map[i][0]; i++)
     if (!strcmp(opt, map[i][0])) return map[i][1];
   return NULL;

@@ -186,6 +186,49 @@ local pts = explore.preemptions_at_points({ 3, 4 }, table.concat({ "1 0 mark beg
 ok(table.concat(pts, " ") == "13,14/1:11 13,14/2:11 13,14/3:11 13,14/5:11",
   "preemptions at points: the first step of each task's point, a loop's repeats once ("
   .. table.concat(pts, " ") .. ")")
+-- Direction toward a change: a point counts by the function its call sits in, or by the function it is the edge of.
+local toward = { truncate_pagecache = true, tlb_finish_mmu = true }
+ok(not explore.is_toward(toward, "unmap_mapping_range", "hostfs_setattr+0x5c/0x110")
+  and not explore.is_toward(nil, "tlb_finish_mmu", "truncate_pagecache+0x4c/0x90"),
+  "toward: a point neither in nor at the edge of a function named is not toward the change, nor any without names")
+ok(explore.is_toward(toward, "unmap_mapping_range", "truncate_pagecache+0x4c/0x90")
+  and explore.is_toward(toward, "i_mmap_rwsem", "truncate_pagecache.isra.0+0x4c/0x90")
+  and explore.is_toward(toward, "tlb_finish_mmu", "zap_page_range_single+0xf5/0x12d"),
+  "toward: a point whose call sits in a function named (a compiler's suffix aside), or at its edge, is")
+local away_trace = "1 0 mark begin -\n2 0 enter unmap_mapping_range hostfs_setattr+0x5c/0x110\n3 1 mark end -"
+ok(not explore.trace_toward(away_trace, toward)
+  and explore.trace_toward(away_trace .. "\n4 1 enter unmap_mapping_range truncate_pagecache+0x4c/0x90", toward),
+  "toward: a trace is toward the change once one of its points is")
+local mixed = table.concat({ "1 0 acquire ptl zap+0x1/0x9", "2 0 enter tlb_finish_mmu zap+0x3/0x9",
+  "3 1 acquire mmap_lock f+0x1/0x2", "4 1 enter unmap_mapping_range truncate_pagecache+0x4c/0x90" }, "\n")
+pts = explore.preemptions_at_points({ 3, 4 }, mixed, toward)
+ok(table.concat(pts, " ") == "13,14/2:11 13,14/4:11 13,14/1:11 13,14/3:11",
+  "preemptions at points: with a change named, its points first, then the others, each list in step order ("
+  .. table.concat(pts, " ") .. ")")
+-- A campaign's cursors: in order without a change; with one, the change's cases ahead and the plain order in turns.
+local function run_cursors(is_toward, want, eligible)
+  local got = {}
+  local all = function(k) return { k }, k end
+  local cur = explore.cursors(0, eligible or all, is_toward, function() return #got < want end)
+  while #got < want do
+    local k = cur.next()
+    if not k then break end
+    got[#got + 1] = k
+  end
+  return table.concat(got, ","), cur
+end
+ok(run_cursors(nil, 6) == "0,1,2,3,4,5", "cursors: without a change, the cases in order")
+local probes = {}
+local order, cur = run_cursors(function(k) probes[#probes + 1] = k; return k % 7 == 3 end, 8)
+ok(order == "0,3,1,10,2,17,4,24",
+  "cursors: the change's next case ahead (3, 10, 17, 24), then the next in order that has not run (" .. order .. ")")
+ok(table.concat(probes, ",") == table.concat({ 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
+  21, 22, 23, 24 }, ",") and cur.toward == 4 and cur.away == 20,
+  "cursors: each case probed once, none that ran already (" .. table.concat(probes, ",") .. ")")
+order = run_cursors(function() return false end, 3)
+ok(order == "0,1,2", "cursors: a turn whose probes find nothing goes to the plain order (" .. order .. ")")
+order = run_cursors(function(k) return k == 5 end, 4, function(k) if k % 2 == 1 then return { k }, k end end)
+ok(order == "1,5,3,7", "cursors: only the cases the campaign takes (its shard, its pairs) (" .. order .. ")")
 ok(explore.interleaving("1 0 acquire i_mmap_rwsem f+0x1/0x2\n2 1 mark begin -"):find(
   "T0 passed: 1:acquire i_mmap_rwsem f+0x1/0x2", 1, true), "interleaving: the points each task passed")
 print("1.." .. n)

@@ -145,20 +145,38 @@ function M.preemptions(n, k)
   return list
 end
 
+-- Whether a point is toward a change (toward: a set of kernel function names): its call sits in one of them (the
+-- site's function, without the compiler's .isra/.constprop suffix), or it is the edge of one (what: "enter
+-- unmap_mapping_range" names unmap_mapping_range).
+function M.is_toward(toward, what, site)
+  return toward ~= nil and (toward[(site or ""):match("^([%w_]+)") or ""] or toward[what or ""]) and true or false
+end
+
+-- Whether a trace passes a point toward the change.
+function M.trace_toward(trace, toward)
+  for line in (trace or ""):gmatch("[^\n]+") do
+    local what, site = line:match("^%d+ %d+ %S+ (%S+) (%S+)$")
+    if what and M.is_toward(toward, what, site) then return true end
+  end
+  return false
+end
+
 -- One preemption at the first step of each point a task passes in a run without change (its kind, lock and call
 -- site), for that run's initial order: bounded preemption (CHESS) with the repeats of one point in a loop (a zap's
--- page tables, a fault's retries) taken as one. trace is that run's trace, prios its initial priorities.
-function M.preemptions_at_points(prios, trace)
-  local list, seen = {}, {}
+-- page tables, a fault's retries) taken as one. trace is that run's trace, prios its initial priorities. With
+-- toward (a set of function names), the points toward the change come first: a cut at the case's budget keeps them.
+function M.preemptions_at_points(prios, trace, toward)
+  local list, later, seen = {}, {}, {}
   for line in (trace or ""):gmatch("[^\n]+") do
     local step, task, kind, what, site = line:match("^(%d+) (%d+) (%S+) (%S+) (%S+)$")
     local key = step and table.concat({ task, kind, what, site }, " ")
     if key and not seen[key] then
       seen[key] = true
-      list[#list + 1] = schedule_string(prios, { { tonumber(step), 1 } })
+      local into = (toward == nil or M.is_toward(toward, what, site)) and list or later
+      into[#into + 1] = schedule_string(prios, { { tonumber(step), 1 } })
     end
   end
-  return list
+  return table.move(later, 1, #later, #list + 1, list)
 end
 
 -- A PCT schedule of depth d for n tasks and about k steps.
@@ -272,7 +290,8 @@ local function finding(t, f, opts)
   local replay = ("umlbed explore%s --seed %d --case %d --schedule %s"):format(
     opts.variant and (" --variant " .. opts.variant) or "", f.seed, f.case, f.schedule or "-")
   local lines = {
-    ("explore: %s after %d case(s) and %d schedule(s), %d s"):format(f.kind, f.cases, f.schedules, f.seconds),
+    ("explore: %s after %d case(s) and %d schedule(s), %d s%s"):format(f.kind, f.cases, f.schedules, f.seconds,
+      f.toward_note or ""),
     "case: " .. xcase.describe(f.c),
     "schedule: " .. tostring(f.schedule),
     "replay: " .. replay,
@@ -356,7 +375,7 @@ local function concurrent(t, c, r, seqs, opts, counters)
       -- The orders' points in turn, so that a cut at opts.schedules keeps the first points of every order.
       local per, most = {}, 0
       for i, o in ipairs(bases) do
-        per[i] = M.preemptions_at_points(o.prios, traces[o.s])
+        per[i] = M.preemptions_at_points(o.prios, traces[o.s], opts.toward)
         most = math.max(most, #per[i])
       end
       for j = 1, most do
@@ -374,6 +393,71 @@ local function concurrent(t, c, r, seqs, opts, counters)
   return f
 end
 
+-- Whether case c's tasks pass a point toward the change (opts.toward) in a run without change, each initial order
+-- once in one guest, traced. A case whose runs do not all come back is taken as toward: its full run reports why.
+local function probe(t, c, opts)
+  local vm <close> = boot(t, opts)
+  local modes = {}
+  for i, o in ipairs(M.orders_without_change(#c.tasks, opts.depth or 2)) do
+    modes[i] = { "-s", o.s }
+    tried(vm, ("seed=%d case=%d schedule=%s"):format(c.seed, c.number, o.s))
+  end
+  local states = run_batch(vm, modes, c, setmetatable({ trace = true }, { __index = opts }))
+  if #states < #modes then return true end
+  for _, st in ipairs(states) do
+    if M.trace_toward(st.trace, opts.toward) then return true end
+  end
+  return false
+end
+
+-- A directed campaign (opts.toward) has two cursors that take turns. The change's cursor probes the cases ahead of
+-- it, at most PROBES a turn, and runs whole the first whose tasks pass a point toward the change; the plain cursor
+-- runs whole the next case in order, whatever it passes, so that a change whose effect no point shows (a lock taken
+-- out, a function inlined into a caller in another file) is explored all the same, at half the undirected pace. A
+-- turn of the change's cursor that finds none goes to the plain cursor. No case runs whole twice.
+local PROBES = 30
+
+-- The cursors from case first: eligible(n) is case n's (c, r) or nil (not this shard, not these pairs),
+-- is_toward(n, c) whether it passes the change's points (nil for an undirected campaign), more() whether the budget
+-- has room. Each next() is the number of the next case to run whole, with its c and r, or nil.
+function M.cursors(first, eligible, is_toward, more)
+  local cur = { plain = first, ahead = first, turn = 0, done = {}, probed = {}, toward = 0, away = 0 }
+  function cur.next()
+    cur.turn = cur.turn + 1
+    local n, c, r
+    if is_toward and cur.turn % 2 == 0 then
+      local tries = 0
+      while not n and tries < PROBES and more() do
+        local a = cur.ahead
+        cur.ahead = a + 1
+        local ca, ra
+        if not cur.done[a] and cur.probed[a] == nil then ca, ra = eligible(a) end
+        if ca then
+          tries = tries + 1
+          cur.probed[a] = is_toward(a, ca) and true or false
+          if cur.probed[a] then
+            n, c, r = a, ca, ra
+            cur.toward = cur.toward + 1
+          else
+            cur.away = cur.away + 1
+          end
+        end
+      end
+    end
+    while not n and more() do
+      local p = cur.plain
+      cur.plain = p + 1
+      if not cur.done[p] then
+        c, r = eligible(p)
+        if c then n = p end
+      end
+    end
+    if n then cur.done[n] = true end
+    return n, c, r
+  end
+  return cur
+end
+
 -- campaign(t, opts): cases opts.first .. of seed opts.seed (every opts.shard_n-th from opts.shard_k), until one is
 -- refused, opts.cases have run, or opts.seconds have passed; returns the finding, or nil.
 function M.campaign(t, opts)
@@ -381,36 +465,42 @@ function M.campaign(t, opts)
   local seed = opts.seed or 1
   local t0 = os.time()
   local counters = { cases = 0, schedules = 0, skipped = 0 }
-  local n = opts.first or 0
   local ps = opts.pagesize or 4096
-  while true do
-    if opts.cases and counters.cases >= opts.cases then break end
-    if opts.seconds and os.time() - t0 >= opts.seconds then break end
-    local shard_n, shard_k = opts.shard_n or 1, opts.shard_k or 1
-    if n % shard_n == shard_k - 1 then
-      local c, r = M.case_of(seed, n, ps)
-      if c and (not opts.pairs or opts.pairs[c.ops[1] .. "+" .. c.ops[2]]) then
-        counters.cases = counters.cases + 1
-        local seqs, kind, text = sequential(t, c, opts)
-        local f
-        if not seqs and kind == "setup" then
-          counters.skipped = counters.skipped + 1
-        elseif not seqs then
-          f = { kind = kind, why = text }
-        else
-          f = concurrent(t, c, r, seqs, opts, counters)
-        end
-        if f then
-          f.seed, f.case, f.c, f.cases, f.schedules = seed, n, c, counters.cases, counters.schedules
-          f.seconds = os.time() - t0
-          return finding(t, f, opts)
-        end
-      end
-    end
-    n = n + 1
+  local shard_n, shard_k = opts.shard_n or 1, opts.shard_k or 1
+  local function eligible(n)
+    if n % shard_n ~= shard_k - 1 then return nil end
+    local c, r = M.case_of(seed, n, ps)
+    if c and (not opts.pairs or opts.pairs[c.ops[1] .. "+" .. c.ops[2]]) then return c, r end
   end
-  t:note(("explore: nothing found in %d case(s) (%d could not be set up) and %d schedule(s), %d s"):format(
-    counters.cases, counters.skipped, counters.schedules, os.time() - t0))
+  local function more()
+    return not ((opts.cases and counters.cases >= opts.cases) or (opts.seconds and os.time() - t0 >= opts.seconds))
+  end
+  local cur = M.cursors(opts.first or 0, eligible, opts.toward and function(_, c) return probe(t, c, opts) end, more)
+  local function toward_note()
+    return opts.toward and ("; toward the change: of %d case(s) probed, %d passed its points"):format(
+      cur.toward + cur.away, cur.toward) or ""
+  end
+  while true do
+    local n, c, r = cur.next()
+    if not n then break end
+    counters.cases = counters.cases + 1
+    local seqs, kind, text = sequential(t, c, opts)
+    local f
+    if not seqs and kind == "setup" then
+      counters.skipped = counters.skipped + 1
+    elseif not seqs then
+      f = { kind = kind, why = text }
+    else
+      f = concurrent(t, c, r, seqs, opts, counters)
+    end
+    if f then
+      f.seed, f.case, f.c, f.cases, f.schedules = seed, n, c, counters.cases, counters.schedules
+      f.seconds, f.toward_note = os.time() - t0, toward_note()
+      return finding(t, f, opts)
+    end
+  end
+  t:note(("explore: nothing found in %d case(s) (%d could not be set up) and %d schedule(s), %d s%s"):format(
+    counters.cases, counters.skipped, counters.schedules, os.time() - t0, toward_note()))
   return nil
 end
 

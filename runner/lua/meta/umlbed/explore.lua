@@ -14,6 +14,7 @@
 ---@field shard_k? integer this shard (1-based) of shard_n: every shard_n-th case from the shard_k-th
 ---@field shard_n? integer how many shards
 ---@field pairs? table<string,boolean> only the pairs of operations named "a+b" (both orders)
+---@field toward? table<string,boolean> kernel functions a change touched: the campaign is directed at their points
 ---@field case? integer replay: the case number
 ---@field schedule? string replay: the schedule ("-": the sequential orders only)
 ---@field variant? string the variant, for the replay command a finding prints
@@ -38,7 +39,7 @@ local explore = {}
 
 ---Runs generated cases until one is refused, or the count or the time is spent; a finding is also a failure of t.
 ---@param t umlbed.t the scenario's t
----@param opts umlbed.explore.opts seed, cases or seconds, depth, schedules, shard, pairs
+---@param opts umlbed.explore.opts seed, cases or seconds, depth, schedules, shard, pairs, toward
 ---@return umlbed.explore.finding|nil finding nil when nothing was found
 function explore.campaign(t, opts) end
 
@@ -71,8 +72,30 @@ function explore.preemptions(n, k) end
 ---One preemption at the first step of each point (kind, lock, call site) of a run without change; repeats once.
 ---@param prios integer[] the run's initial priorities
 ---@param trace string|nil the run's trace, a step a line ("STEP TASK KIND WHAT SITE")
+---@param toward? table<string,boolean> a change's functions: their points first
 ---@return string[] schedules the schedules
-function explore.preemptions_at_points(prios, trace) end
+function explore.preemptions_at_points(prios, trace, toward) end
+
+---Whether a point is toward a change: its call sits in one of the functions, or it is the edge of one.
+---@param toward table<string,boolean>|nil the change's functions
+---@param what string the point's lock or edge ("i_mmap_rwsem", "unmap_mapping_range")
+---@param site string its call site ("truncate_pagecache+0x4c/0x90")
+---@return boolean
+function explore.is_toward(toward, what, site) end
+
+---Whether a trace passes a point toward a change.
+---@param trace string|nil the trace, a step a line
+---@param toward table<string,boolean>|nil the change's functions
+---@return boolean
+function explore.trace_toward(trace, toward) end
+
+---The cursors of a campaign: in order, or, with probe, the change's next case ahead and the next in order in turns.
+---@param first integer the first case number
+---@param eligible fun(n: integer): table|nil, any case n's case and generator, or nil when the campaign skips it
+---@param probe? fun(n: integer, c: table): boolean whether case n passes the change's points (nil: undirected)
+---@param more fun(): boolean whether the budget has room
+---@return table cursors with next(): the next case number to run whole, its case and generator, or nil
+function explore.cursors(first, eligible, probe, more) end
 
 ---A PCT schedule of depth d for n tasks and about k steps.
 ---@param r umlbed.explore_case.rng the generator
