@@ -67,6 +67,20 @@ do
     "edge 1.1 5 6" } }, { T1, T2 }, { "0.0" }), "check: the state a truncation leaves is judged as always")
 end
 do
+  -- T0 drops the cache (0.0, then reads: 0.1) while T1 stores into a page (1.0): the store's fault made the page
+  -- dirty before its data landed, so the drop failed (EBUSY) and T0 still read the old data.
+  local W1 = { order = "1.0,0.0,0.1", state = state { r0 = "EBUSY ; v1", r1 = "ok" } }
+  local W2 = { order = "0.0,0.1,1.0", state = state { r0 = "ok ; v0", r1 = "ok" } }
+  local edges = { "edge 0.0 2 5", "edge 0.1 6 7", "edge 1.0 1 8" }
+  local raced = state { r0 = "EBUSY ; v0", r1 = "ok", extra = edges }
+  ok(not oracle.check(raced, { W1, W2 }), "check: a drop's EBUSY with the old data read after it is refused alone")
+  ok(oracle.check(raced, { W1, W2 }, nil, nil, { { "0.0", "1.0" } }),
+    "check: a drop that overlapped another task's store is not judged by its own result (dirty before the data)")
+  local apart = state { r0 = "EBUSY ; v0", r1 = "ok", extra = { "edge 1.0 1 2", "edge 0.0 3 5", "edge 0.1 6 7" } }
+  ok(oracle.check(apart, { W1, W2 }) == nil and not oracle.check(apart, { W1, W2 }, nil, nil, { { "0.0", "1.0" } }),
+    "check: a drop that began after the store ended is judged (the order the real time keeps gives the new data)")
+end
+do
   -- T2 (in P1) invalidates page 0 while T0 (in P0) faults it back; T1 (in P1) comes after both. The walk zaps one
   -- VMA at a time: P0's part of the page from one order and P1's from the other is what it may leave.
   local X = { order = "0.0,2.0,1.0", state = state { pte = "F---", pte1 = "----" } }

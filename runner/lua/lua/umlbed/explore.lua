@@ -316,19 +316,27 @@ local function try(vm, c, batch, seqs, opts)
   for i, s in ipairs(batch) do modes[i] = { "-s", s } end
   local states, bad, kind, text = run_batch(vm, modes, c, opts)
   local k = 0
-  local loose, walks = {}, { prims = {}, proc = {} }
+  local loose, walks, drops, dirtiers = {}, { prims = {}, proc = {} }, {}, {}
   for i, tk in ipairs(c.tasks) do
     walks.proc[tostring(i - 1)] = "P" .. tk.proc
     for j, prim in ipairs(tk.prims) do
-      local op = prim:match("^%S+")
-      if op == "truncate" or op == "punch" then loose[#loose + 1] = ("%d.%d"):format(i - 1, j - 1) end
-      if op == "truncate" or op == "punch" or op == "inval" then
-        walks.prims[#walks.prims + 1] = ("%d.%d"):format(i - 1, j - 1)
-      end
+      local tp = ("%d.%d"):format(i - 1, j - 1)
+      local op, cache = prim:match("^(%S+)"), prim:match("^inval %S+ %S+ %S+ (%S+)")
+      if op == "truncate" or op == "punch" then loose[#loose + 1] = tp end
+      if op == "truncate" or op == "punch" or op == "inval" then walks.prims[#walks.prims + 1] = tp end
+      if cache == "drop" then drops[#drops + 1] = tp end
+      if op == "write" or op == "gupwrite" or op == "dio" then dirtiers[#dirtiers + 1] = tp end
+    end
+  end
+  -- An invalidation that drops the cache, against a store into the file's pages by another task.
+  local unjudged = {}
+  for _, d in ipairs(drops) do
+    for _, w in ipairs(dirtiers) do
+      if d:match("^%d+") ~= w:match("^%d+") then unjudged[#unjudged + 1] = { d, w } end
     end
   end
   for i, st in ipairs(states) do
-    local ok, why = oracle.check(st, seqs, loose, walks)
+    local ok, why = oracle.check(st, seqs, loose, walks, unjudged)
     if not ok then return { kind = "oracle", why = why, schedule = batch[i] } end
     k = math.max(k, st.steps or 0)
   end
