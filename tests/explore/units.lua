@@ -81,6 +81,26 @@ do
     "check: a drop that began after the store ended is judged (the order the real time keeps gives the new data)")
 end
 do
+  -- T0's direct I/O reads page 1 into its own mapping (0.0) while T1 punches it (1.0): the read came first, its
+  -- store after the punch re-created the page, with the data read before.
+  local holed = "v0 z v0*2"
+  local P1st = { order = "1.0,0.0", state = state { pte = "FFFF", cache = "1111", data = holed, file = holed } }
+  local D1st = { order = "0.0,1.0", state = state { pte = "F-FF", cache = "1011", data = holed, file = holed } }
+  local edges = { "edge 0.0 1 9", "edge 1.0 2 5" }
+  local copy = { { "0.0", 1 } }
+  local back = state { pte = "FFFF", cache = "1111", data = "v0*4", file = "v0*4", extra = edges }
+  ok(not oracle.check(back, { P1st, D1st }), "check: a punched page holding its old data is refused alone")
+  ok(oracle.check(back, { P1st, D1st }, nil, nil, nil, copy),
+    "check: a copy's destination may hold a version of itself read before a racing punch, its PTE one order's")
+  ok(not oracle.check(state { pte = "FFFF", cache = "1111", data = "v0 v0@2 v0*2", file = "v0 v0@2 v0*2",
+    extra = edges }, { P1st, D1st }, nil, nil, nil, copy), "check: but not another page's data (vN@K)")
+  ok(not oracle.check(state { pte = "FFFF", pte1 = "FF--", cache = "1111", data = "v0*4", file = "v0*4",
+    extra = edges }, { P1st, D1st }, nil, nil, nil, copy), "check: nor a PTE no order leaves (P1's, mapped)")
+  ok(not oracle.check(state { pte = "FFFF", cache = "1111", data = "v0*4", file = "v0*4",
+    extra = { "edge 0.0 1 2", "edge 1.0 3 5" } }, { P1st, D1st }, nil, nil, nil, copy),
+    "check: nor when the copy ended before the punch began")
+end
+do
   -- T2 (in P1) invalidates page 0 while T0 (in P0) faults it back; T1 (in P1) comes after both. The walk zaps one
   -- VMA at a time: P0's part of the page from one order and P1's from the other is what it may leave.
   local X = { order = "0.0,2.0,1.0", state = state { pte = "F---", pte1 = "----" } }

@@ -316,7 +316,13 @@ local function try(vm, c, batch, seqs, opts)
   for i, s in ipairs(batch) do modes[i] = { "-s", s } end
   local states, bad, kind, text = run_batch(vm, modes, c, opts)
   local k = 0
-  local loose, walks, drops, dirtiers = {}, { prims = {}, proc = {} }, {}, {}
+  local loose, walks, drops, dirtiers, copies = {}, { prims = {}, proc = {} }, {}, {}, {}
+  -- Each mapping's first file page, from the set-up (a forked process has its parent's mappings).
+  local pgoff = {}
+  for _, line in ipairs(c.setup) do
+    local m, off = line:match("^do P%d+ map (M%d+) (%d+) ")
+    if m then pgoff[m] = tonumber(off) end
+  end
   for i, tk in ipairs(c.tasks) do
     walks.proc[tostring(i - 1)] = "P" .. tk.proc
     for j, prim in ipairs(tk.prims) do
@@ -326,6 +332,8 @@ local function try(vm, c, batch, seqs, opts)
       if op == "truncate" or op == "punch" or op == "inval" then walks.prims[#walks.prims + 1] = tp end
       if cache == "drop" then drops[#drops + 1] = tp end
       if op == "write" or op == "gupwrite" or op == "dio" then dirtiers[#dirtiers + 1] = tp end
+      local m, page = prim:match("^dio (M%d+) (%d+)")
+      if m and pgoff[m] then copies[#copies + 1] = { tp, pgoff[m] + tonumber(page) } end
     end
   end
   -- An invalidation that drops the cache, against a store into the file's pages by another task.
@@ -336,7 +344,7 @@ local function try(vm, c, batch, seqs, opts)
     end
   end
   for i, st in ipairs(states) do
-    local ok, why = oracle.check(st, seqs, loose, walks, unjudged)
+    local ok, why = oracle.check(st, seqs, loose, walks, unjudged, copies)
     if not ok then return { kind = "oracle", why = why, schedule = batch[i] } end
     k = math.max(k, st.steps or 0)
   end

@@ -186,6 +186,42 @@ local function page_view(st, f)
   return table.concat(parts, " ")
 end
 
+-- Whether file page f is the destination of a copy (copies: { {"T.P", f}, ... }) that overlapped, in real time, a
+-- primitive of another task.
+local function copied(st, copies, f)
+  for _, cp in ipairs(copies or {}) do
+    if cp[2] == f then
+      for tp in pairs(st.edges) do
+        if tp:match("^%d+") ~= cp[1]:match("^%d+") and overlapped(st.edges, cp[1], tp) then return true end
+      end
+    end
+  end
+  return false
+end
+
+-- Whether page f of the run is an order's page but for its data, each token of which is a version of the page
+-- itself (vN, or z for a hole: not another page's vN@K, nor an error).
+local function explained_copy(st, matching, f)
+  local pp = page_parts(st, f)
+  local shape, own = {}, true
+  for _, v in ipairs(pp.vmas) do
+    local head, data = v.text:match("^(.-)/(.*)$")
+    shape[#shape + 1] = head
+    own = own and (data:match("^v%d+$") or data == "z" or data == "nil") and true
+  end
+  local tok = pp.file:match("^file:(.*)$")
+  own = own and (tok:match("^v%d+$") or tok == "z") and true
+  if not own then return false end
+  local want = table.concat(shape, " ") .. " " .. pp.cache
+  for _, s in ipairs(matching) do
+    local q = page_parts(s.state, f)
+    local sh = {}
+    for _, v in ipairs(q.vmas) do sh[#sh + 1] = v.text:match("^(.-)/") end
+    if table.concat(sh, " ") .. " " .. q.cache == want then return true end
+  end
+  return false
+end
+
 -- The processes whose PTEs a walk may have passed at another moment than the rest of the page's: those of a task
 -- with a primitive that overlapped, in real time, a primitive of another task that walks the file's mappings a VMA
 -- at a time (walks.prims: invalidate, truncate, punch; walks.proc: each task's process).
@@ -327,7 +363,11 @@ end
 -- The explorer pairs an invalidation that drops the cache with another task's store into the file's pages (write,
 -- gupwrite, dio): the store's fault (or pin) makes the page dirty before its data lands, so the drop may fail with
 -- EBUSY while a read still gets the old data, which no order gives; what the invalidation leaves is judged as always.
-function M.check(st, seqs, loose, walks, unjudged)
+-- copies lists { "T.P", f }: a direct I/O that reads the file into the mapping of file page f. It reads, then stores
+-- what it read, and another task's primitive may come in between (a punch that the store's fault waits for, then
+-- re-creates the page with the data read before it): while the two overlapped in real time, page f may hold any
+-- version of itself (vN, or z for a hole) in place of an order's data, its PTEs and cache bit still one order's.
+function M.check(st, seqs, loose, walks, unjudged, copies)
   local rep = M.report(st) or M.inconsistent(st)
   if rep then return nil, rep end
   local cands = {}
@@ -370,6 +410,7 @@ function M.check(st, seqs, loose, walks, unjudged)
       end
     end
     if not explained and next(walked) then explained = explained_walked(st, matching, f, walked) end
+    if not explained and copied(st, copies, f) then explained = explained_copy(st, matching, f) end
     if not explained then
       local lines = { ("file page %d: no sequential order leaves it so:"):format(f), "  run:   " .. v }
       for _, s in ipairs(matching) do lines[#lines + 1] = ("  %s: %s"):format(s.order, page_view(s.state, f)) end
