@@ -197,6 +197,40 @@ static void print_kernel(void) {
          proc_number("/proc/lockdep_stats", "debug_locks:"));
 }
 
+void xp_kernel_after(void) {
+  printf("kernel-after tainted %ld debug_locks %ld\n", proc_number("/proc/sys/kernel/tainted", NULL),
+         proc_number("/proc/lockdep_stats", "debug_locks:"));
+}
+
+int xp_klog_mark(void) {
+  int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) xp_die("open /dev/kmsg: %s", strerror(errno));
+  if (lseek(fd, 0, SEEK_END) < 0) xp_die("seek /dev/kmsg: %s", strerror(errno));
+  return fd;
+}
+
+/* Records are "PRI,SEQ,USEC,FLAGS;TEXT": PRI is facility * 8 + level, and the kernel's own facility is 0. */
+void xp_klog_since(int fd) {
+  char rec[2048];
+  for (;;) {
+    ssize_t n = read(fd, rec, sizeof rec - 1);
+    if (n < 0 && errno == EPIPE) continue; /* records overwritten meanwhile: go on from the oldest kept */
+    if (n <= 0) break;
+    rec[n] = '\0';
+    char *text = strchr(rec, ';');
+    unsigned pri = (unsigned)strtoul(rec, NULL, 10);
+    if (!text || pri >= 8 || (pri & 7) > 4) continue;
+    text++;
+    text[strcspn(text, "\n")] = '\0';
+    bool words = false;
+    for (const char *p = text; *p; p++) words = words || (*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z');
+    if (!words) continue;
+    printf("klog %u %s\n", pri & 7, text);
+    break;
+  }
+  close(fd);
+}
+
 void xp_snap(const char *tag) {
   struct vma v[MAX_VMAS];
   struct stat st;

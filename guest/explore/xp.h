@@ -106,6 +106,14 @@ void xp_prim_run(int self, char **words, int n, char *res, size_t ressz);
 
 /* state.c: the final state of every process, the page cache and the file, on stdout. */
 void xp_state_print(void);
+/* The kernel's report state again ("kernel-after ..."), once the case's processes have ended: a report of their
+ * teardown (an invalidation that met an exit) comes after the state. */
+void xp_kernel_after(void);
+/* The kernel's log from now on: a descriptor of /dev/kmsg at its end. A lockdep RCU report ("suspicious RCU usage")
+ * neither taints nor turns lockdep off, so the log is where the kernel says so. */
+int xp_klog_mark(void);
+/* The first warning or worse the kernel logged since the mark ("klog LEVEL TEXT"), if any; closes fd. */
+void xp_klog_since(int fd);
 /* The PTEs of every VMA of the file of every process, as "snap TAG PGOFF PERMS Pn START PTES" lines. */
 void xp_snap(const char *tag);
 

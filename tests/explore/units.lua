@@ -121,6 +121,12 @@ ok(not oracle.check(E, { A, B }), "check: an order that breaks the real-time ord
 E.edges["1.0"] = { b = 1, e = 2 }
 ok(oracle.check(E, { A, B }), "check: the same state with T1 first in real time is explained")
 ok(not oracle.check(state { pte = "F-FF", taint = 512 }, { A, B }), "check: a tainted kernel fails any run")
+ok(oracle.check(state { pte = "F-FF", extra = { "kernel-after tainted 0 debug_locks 1" } }, { A, B })
+  and not oracle.check(state { pte = "F-FF", extra = { "kernel-after tainted 0 debug_locks 0" } }, { A, B })
+  and not oracle.check(state { pte = "F-FF", extra = { "kernel-after tainted 512 debug_locks 1" } }, { A, B }),
+  "check: a report once the case's processes ended (lockdep off, a taint) fails the run too")
+ok(not oracle.check(state { pte = "F-FF", extra = { "klog 4 WARNING: suspicious RCU usage" } }, { A, B }),
+  "check: a warning in the kernel's log fails the run, though it neither taints nor turns lockdep off")
 ok(not oracle.check(state { pte = "F-FF", data = "v0 v0@2 v0*2" }, { A, B }),
   "check: a page holding another offset's data (vN@K) fails whatever the orders")
 ok(oracle.inconsistent(state { data = "v0*4" }) == nil and oracle.inconsistent(state { data = "v0 v0@0 v0*2" }),

@@ -74,6 +74,10 @@ function M.parse(text)
         st.pagesize = tonumber(w[2])
       elseif k == "kernel" then
         st.tainted, st.debug_locks = tonumber(w[3]), tonumber(w[5])
+      elseif k == "kernel-after" then
+        st.after = { tainted = tonumber(w[3]), debug_locks = tonumber(w[5]) }
+      elseif k == "klog" then
+        st.klog = line:match("^klog %d+ (.*)$")
       elseif k == "trace" then
         in_trace = true
       end
@@ -285,6 +289,18 @@ function M.report(st)
     return ("the kernel is tainted (%d): it reported a problem"):format(st.tainted)
   end
   if st.debug_locks == 0 then return "lockdep turned itself off: it reported a problem" end
+  -- The same once the case's processes have ended: their teardown (an exit that meets an invalidation) comes after
+  -- the state.
+  local after = st.after or {}
+  if after.tainted and after.tainted ~= 0 then
+    return ("the kernel is tainted (%d) once the case's processes ended: their teardown reported a problem")
+      :format(after.tainted)
+  end
+  if after.debug_locks == 0 then
+    return "lockdep turned itself off once the case's processes ended: their teardown reported a problem"
+  end
+  -- A report that neither taints nor turns lockdep off (lockdep's "suspicious RCU usage") is in the kernel's log.
+  if st.klog then return ("the kernel logged a warning: %s"):format(st.klog) end
   return nil
 end
 
