@@ -72,9 +72,12 @@ find_it() {
 	[ -n "$vm" ] && [ -n "$try" ] || return 1
 	kind=crash
 	secs=$(jq -r '.results[0].seconds | floor' "$scratch/r.json")
-	# The run that was going when the kernel went down: the last one the guest program named in the kernel's log.
-	last=$(grep -h 'umlbed-explore: run -' "$dir/vm$vm/console.log" 2>/dev/null | tail -n 1 |
-		sed 's/.*umlbed-explore: run -\([so]\) \([^ ]*\).*/\1 \2/')
+	# The run that was going when the kernel reported: the last one the guest program named in the kernel's log
+	# before the console line the runner's report names. A report that does not stop the kernel (KASAN) lets the
+	# batch run on, so the last name of all may be a later run's.
+	at=$(jq -r '.results[0].diag // ""' "$scratch/r.json" | sed -n 's/.* at console line \([0-9]*\)).*/\1/p' | head -n 1)
+	last=$(head -n "${at:-999999999}" "$dir/vm$vm/console.log" 2>/dev/null | grep 'umlbed-explore: run -' |
+		tail -n 1 | sed 's/.*umlbed-explore: run -\([so]\) \([^ ]*\).*/\1 \2/')
 	what=$(printf '%s\n' "$try" | sed -n 's/^vm=[0-9]* seed=\([0-9]*\) case=\([0-9]*\) .*/--seed \1 --case \2/p')
 	case $last in
 	s\ *) replay="umlbed explore --variant $1 $what --schedule ${last#s }" ;;
