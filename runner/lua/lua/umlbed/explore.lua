@@ -317,12 +317,9 @@ local function try(vm, c, batch, seqs, opts)
   local states, bad, kind, text = run_batch(vm, modes, c, opts)
   local k = 0
   local loose, walks, drops, dirtiers, copies = {}, { prims = {}, proc = {} }, {}, {}, {}
-  -- Each mapping's first file page, from the set-up (a forked process has its parent's mappings).
+  -- Each mapping's first file page: P0 maps the file, and a forked process has its parent's mappings.
   local pgoff = {}
-  for _, line in ipairs(c.setup) do
-    local m, off = line:match("^do P%d+ map (M%d+) (%d+) ")
-    if m then pgoff[m] = tonumber(off) end
-  end
+  for _, m in ipairs(c.procs[0] and c.procs[0].maps or {}) do pgoff["M" .. m.id] = m.off end
   for i, tk in ipairs(c.tasks) do
     walks.proc[tostring(i - 1)] = "P" .. tk.proc
     for j, prim in ipairs(tk.prims) do
