@@ -79,6 +79,8 @@ find_it() {
 	last=$(head -n "${at:-999999999}" "$dir/vm$vm/console.log" 2>/dev/null | grep 'umlbed-explore: run -' |
 		tail -n 1 | sed 's/.*umlbed-explore: run -\([so]\) \([^ ]*\).*/\1 \2/')
 	what=$(printf '%s\n' "$try" | sed -n 's/^vm=[0-9]* seed=\([0-9]*\) case=\([0-9]*\) .*/--seed \1 --case \2/p')
+	# The console is the guest's to write: only a schedule's characters go on to the replay's command line.
+	[[ $last =~ ^[so]\ [0-9,/:.-]+$ ]] || last=''
 	case $last in
 	s\ *) replay="umlbed explore --variant $1 $what --schedule ${last#s }" ;;
 	*) replay="umlbed explore --variant $1 $what --schedule -" ;;
