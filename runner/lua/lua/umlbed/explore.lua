@@ -165,18 +165,40 @@ end
 -- site), for that run's initial order: bounded preemption (CHESS) with the repeats of one point in a loop (a zap's
 -- page tables, a fault's retries) taken as one. trace is that run's trace, prios its initial priorities. With
 -- toward (a set of function names), the points toward the change come first: a cut at the case's budget keeps them.
+-- The second list holds the repeats in rounds: the second step of each point that repeats, then the third, and so
+-- on. A walk over the VMAs of a file passes the same point once for each VMA, and a race with one VMA needs the
+-- preemption at that VMA's turn.
 function M.preemptions_at_points(prios, trace, toward)
-  local list, later, seen = {}, {}, {}
+  local list, later, seen, order = {}, {}, {}, {}
   for line in (trace or ""):gmatch("[^\n]+") do
     local step, task, kind, what, site = line:match("^(%d+) (%d+) (%S+) (%S+) (%S+)$")
     local key = step and table.concat({ task, kind, what, site }, " ")
     if key and not seen[key] then
-      seen[key] = true
-      local into = (toward == nil or M.is_toward(toward, what, site)) and list or later
+      seen[key] = { tonumber(step) }
+      local near = toward == nil or M.is_toward(toward, what, site)
+      local into = near and list or later
       into[#into + 1] = schedule_string(prios, { { tonumber(step), 1 } })
+      order[#order + 1] = { key = key, near = near }
+    elseif key then
+      table.insert(seen[key], tonumber(step))
     end
   end
-  return table.move(later, 1, #later, #list + 1, list)
+  table.move(later, 1, #later, #list + 1, list)
+  local repeats, round, more = {}, 2, true
+  while more do
+    more = false
+    for _, near in ipairs { true, false } do
+      for _, o in ipairs(order) do
+        local steps = seen[o.key]
+        if o.near == near and steps[round] then
+          repeats[#repeats + 1] = schedule_string(prios, { { steps[round], 1 } })
+          more = true
+        end
+      end
+    end
+    round = round + 1
+  end
+  return list, repeats
 end
 
 -- A PCT schedule of depth d for n tasks and about k steps.
@@ -386,19 +408,25 @@ local function concurrent(t, c, r, seqs, opts, counters)
       rest = M.preemptions(n, k)
     else
       -- The orders' points in turn, so that a cut at opts.schedules keeps the first points of every order.
-      local per, most = {}, 0
+      local per, rep, most = {}, {}, 0
       for i, o in ipairs(bases) do
-        per[i] = M.preemptions_at_points(o.prios, traces[o.s], opts.toward)
-        most = math.max(most, #per[i])
+        per[i], rep[i] = M.preemptions_at_points(o.prios, traces[o.s], opts.toward)
+        most = math.max(most, #per[i], #rep[i])
       end
+      local again = {}
       for j = 1, most do
-        for i = 1, #per do rest[#rest + 1] = per[i][j] end
+        for i = 1, #per do
+          rest[#rest + 1] = per[i][j]
+          again[#again + 1] = rep[i][j]
+        end
       end
+      -- The first steps take at most two thirds of the budget, the repeats half of what is left, PCT the rest.
+      local budget = (opts.schedules or 60) - #list
+      local firsts = math.min(#rest, math.max(budget - math.min(#again, budget // 3), 0))
+      for i = #rest, firsts + 1, -1 do rest[i] = nil end
+      for i = 1, math.min(#again, (budget - firsts + 1) // 2) do rest[#rest + 1] = again[i] end
     end
     local budget = (opts.schedules or 60) - #list
-    if n * k > (opts.exhaustive or 120) then
-      for i = #rest, budget + 1, -1 do rest[i] = nil end
-    end
     for _ = #rest + 1, budget do rest[#rest + 1] = M.pct(r, n, k, opts.depth or 2) end
     f = in_parallel(t, batches(rest, opts.batch or 8), workers, go)
   end
@@ -407,16 +435,22 @@ local function concurrent(t, c, r, seqs, opts, counters)
 end
 
 -- Whether case c's tasks pass a point toward the change (opts.toward) in a run without change, each initial order
--- once in one guest, traced. A case whose runs do not all come back is taken as toward: its full run reports why.
-local function probe(t, c, opts)
-  local vm <close> = boot(t, opts)
+-- once, traced. The probes of a campaign share a guest (held.vm), as the schedules of a case do: each run sets its
+-- case up afresh in a folder of its own, and a boot would cost about as much as the probe. A case whose runs do not
+-- all come back is taken as toward (its full run reports why), and its guest is not used again.
+local function probe(t, c, opts, held)
+  held.vm = held.vm or boot(t, opts)
   local modes = {}
   for i, o in ipairs(M.orders_without_change(#c.tasks, opts.depth or 2)) do
     modes[i] = { "-s", o.s }
-    tried(vm, ("seed=%d case=%d schedule=%s"):format(c.seed, c.number, o.s))
+    tried(held.vm, ("seed=%d case=%d schedule=%s"):format(c.seed, c.number, o.s))
   end
-  local states = run_batch(vm, modes, c, setmetatable({ trace = true }, { __index = opts }))
-  if #states < #modes then return true end
+  local states = run_batch(held.vm, modes, c, setmetatable({ trace = true }, { __index = opts }))
+  if #states < #modes then
+    held.vm:kill()
+    held.vm = nil
+    return true
+  end
   for _, st in ipairs(states) do
     if M.trace_toward(st.trace, opts.toward) then return true end
   end
@@ -488,7 +522,9 @@ function M.campaign(t, opts)
   local function more()
     return not ((opts.cases and counters.cases >= opts.cases) or (opts.seconds and os.time() - t0 >= opts.seconds))
   end
-  local cur = M.cursors(opts.first or 0, eligible, opts.toward and function(_, c) return probe(t, c, opts) end, more)
+  local held <close> = setmetatable({}, { __close = function(h) if h.vm then h.vm:kill() end end })
+  local cur = M.cursors(opts.first or 0, eligible, opts.toward and function(_, c) return probe(t, c, opts, held) end,
+    more)
   local function toward_note()
     return opts.toward and ("; toward the change: of %d case(s) probed, %d passed its points"):format(
       cur.toward + cur.away, cur.toward) or ""
