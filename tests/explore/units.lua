@@ -203,6 +203,51 @@ for _, tk in ipairs(c.tasks) do total = total + #tk.prims end
 local count = fact[total + 1]
 for _, tk in ipairs(c.tasks) do count = count // fact[#tk.prims + 1] end
 ok(#orders == count, ("orders: %d interleavings of %d primitives keeping each task's order"):format(#orders, total))
+-- A store into a private mapping: about half the cases leave that mapping unfaulted in the storing process and its
+-- forebears (a fresh COW fault), the others keep their set-up faults (the probe sees a touch where one is left).
+local fresh, faulted = 0, 0
+for i = 0, 999 do
+  local _, cx = args(1, i)
+  local parent, touched = {}, {}
+  for _, line in ipairs(cx.setup) do
+    local a, b = line:match("^do P(%d+) fork P(%d+)$")
+    if a then parent[b] = a end
+    local p, id = line:match("^do P(%d+) touch M(%d+) ")
+    if p then touched[p .. "/" .. id] = true end
+  end
+  for _, tk in ipairs(cx.tasks) do
+    local op, id = tk.prims[1]:match("^(%a+) M(%d+) ")
+    local shared
+    for _, m in ipairs(cx.procs[tk.proc].maps) do
+      if m.id == tonumber(id) then shared = m.shared end
+    end
+    if (op == "write" or op == "gupwrite" or op == "dio") and shared == false then
+      local q, any = tostring(tk.proc), false
+      while q do
+        any = any or touched[q .. "/" .. id] or false
+        q = parent[q]
+      end
+      if any then faulted = faulted + 1 else fresh = fresh + 1 end
+    end
+  end
+end
+local changes, same = 0, 0
+for i = 0, 1999 do
+  local _, cx = args(1, i)
+  for _, tk in ipairs(cx.tasks) do
+    local id, prot = tk.prims[1]:match("^mprotect M(%d+) %d+ %d+ (%S+)$")
+    for _, m in ipairs(id and cx.procs[tk.proc].maps or {}) do
+      if m.id == tonumber(id) then
+        if prot == (m.rw and "rw" or "r") then same = same + 1 else changes = changes + 1 end
+      end
+    end
+  end
+end
+ok(changes > 0 and same == 0, ("generate: each mprotect changes its mapping's protection (%d of %d)"):format(
+  changes, changes + same))
+ok(fresh > 0 and faulted > 0 and fresh >= faulted,
+  ("generate: private stores into pages their process never faulted (%d) and into faulted ones (%d)"):format(
+  fresh, faulted))
 
 -- the schedules
 local r = xcase.rng(5)
@@ -226,6 +271,12 @@ local pts = explore.preemptions_at_points({ 3, 4 }, table.concat({ "1 0 mark beg
 ok(table.concat(pts, " ") == "13,14/1:11 13,14/2:11 13,14/3:11 13,14/5:11",
   "preemptions at points: the first step of each task's point, a loop's repeats once ("
   .. table.concat(pts, " ") .. ")")
+local walk = table.concat({ "1 0 enter zap m+0x1/0x9", "2 0 acquire ptl z+0x1/0x9", "3 0 enter zap m+0x1/0x9",
+  "4 0 acquire ptl z+0x1/0x9", "5 0 enter zap m+0x1/0x9", "6 1 acquire ptl z+0x1/0x9" }, "\n")
+local _, again = explore.preemptions_at_points({ 3, 4 }, walk)
+ok(table.concat(again, " ") == "13,14/3:11 13,14/4:11 13,14/5:11",
+  "preemptions at points: the repeats in rounds, each point's second step, then its third ("
+  .. table.concat(again, " ") .. ")")
 -- Direction toward a change: a point counts by the function its call sits in, or by the function it is the edge of.
 local toward = { truncate_pagecache = true, tlb_finish_mmu = true }
 ok(not explore.is_toward(toward, "unmap_mapping_range", "hostfs_setattr+0x5c/0x110")

@@ -187,8 +187,10 @@ local function prim_of(r, c, name, p, task)
     local first, n = range_in(r, m, focus)
     return ("%s %s %d %d"):format(name, mref(), first, n)
   elseif name == "mprotect" then
+    -- A protection other than the mapping's own: mprotect() leaves a VMA whole when its flags do not change, and
+    -- the split of a VMA in a file's i_mmap tree is what races with a walk of that tree.
     local first, n = range_in(r, m, focus)
-    return ("mprotect %s %d %d %s"):format(mref(), first, n, r:pick { "r", "none", "rw" })
+    return ("mprotect %s %d %d %s"):format(mref(), first, n, r:pick(m.rw and { "r", "none" } or { "none", "rw" }))
   elseif name == "mremap" then
     local kind = r:weighted { { 3, "grow" }, { 2, "shrink" }, { 3, "move" } }
     if kind == "grow" then return ("mremap %s %d"):format(mref(), m.pages + r:int(1, 8)) end
@@ -306,6 +308,43 @@ local function set_up_mappings(r, c)
   end
 end
 
+-- A store into a private mapping takes one of two paths: over a page the process has mapped, wp_page_copy() copies
+-- it under the page table lock; over a page it has not, do_cow_fault() copies the file's page while holding that
+-- page's lock, and truncation races with that window differently. The set-up faults most pages, and a read fault
+-- maps the cached pages around it too, so half the time the mapping a task stores into privately is left unfaulted
+-- in the task's process and in the processes it was forked from. The draw is taken only in a case with such a task,
+-- so that every other case stays what it was.
+local function fresh_cow(r, c)
+  local parent, targets = {}, {}
+  for _, line in ipairs(c.setup) do
+    local a, b = line:match("^do P(%d+) fork P(%d+)$")
+    if a then parent[tonumber(b)] = tonumber(a) end
+  end
+  for _, tk in ipairs(c.tasks) do
+    local op, id = tk.prims[1]:match("^(%a+) M(%d+) ")
+    local p = c.procs[tk.proc]
+    if (op == "write" or op == "gupwrite" or op == "dio") and p then
+      for _, m in ipairs(p.maps) do
+        if m.id == tonumber(id) and not m.shared then targets[#targets + 1] = { proc = tk.proc, id = m.id } end
+      end
+    end
+  end
+  if #targets == 0 or not r:chance(0.5) then return end
+  local drop = {}
+  for _, t in ipairs(targets) do
+    local q = t.proc
+    while q do
+      drop[("do P%d touch M%d "):format(q, t.id)] = true
+      q = parent[q]
+    end
+  end
+  local kept = {}
+  for _, line in ipairs(c.setup) do
+    if not drop[line:match("^do P%d+ touch M%d+ ") or ""] then kept[#kept + 1] = line end
+  end
+  c.setup = kept
+end
+
 -- gen(r, {ops = {a, b [, c]}, pagesize = ps, fs = "host"|"tmp"}): a case whose tasks run those operations.
 function M.generate(r, opts)
   local ops = assert(opts.ops, "explore_case.generate: ops")
@@ -357,6 +396,7 @@ function M.generate(r, opts)
     end
     c.tasks[i] = { proc = p.n, prims = prims, op = name }
   end
+  fresh_cow(r, c)
   return c
 end
 
