@@ -373,8 +373,8 @@ end
 
 -- The schedules of case c, in opts.workers guests at once, until one is refused or opts.schedules have run: each
 -- initial order of the tasks (traced: which gives k, the steps of a run, and the points each task passes), one
--- preemption at every step while n k is at most opts.exhaustive (120) and else at the first step of each point,
--- then PCT of depth opts.depth (2); opts.schedules (60) in all.
+-- preemption at every step while n k is at most opts.exhaustive (120) and else at the first step of each point and
+-- then at its repeats, then PCT of depth opts.depth (2); opts.schedules (60) in all.
 local function concurrent(t, c, r, seqs, opts, counters)
   local workers = opts.workers or 2
   local vms = {}

@@ -69,11 +69,13 @@ function explore.orders_without_change(n, floor) end
 ---@return string[] schedules the schedules
 function explore.preemptions(n, k) end
 
----One preemption at the first step of each point (kind, lock, call site) of a run without change; repeats once.
+---One preemption at the first step of each point (kind, lock, call site) of a run without change, and then at its
+---repeats in rounds (each point's second step, then its third, ...).
 ---@param prios integer[] the run's initial priorities
 ---@param trace string|nil the run's trace, a step a line ("STEP TASK KIND WHAT SITE")
 ---@param toward? table<string,boolean> a change's functions: their points first
----@return string[] schedules the schedules
+---@return string[] schedules the first steps' schedules
+---@return string[] repeats the repeats' schedules
 function explore.preemptions_at_points(prios, trace, toward) end
 
 ---Whether a point is toward a change: its call sits in one of the functions, or it is the edge of one.
