@@ -12,7 +12,7 @@
 --
 -- Parameters (--param, or umlbed explore's options): seed (the matrix: 1 here), cases (2 here, and then schedules
 -- 30), first (the first case number), seconds (a time budget instead of a count), depth (PCT's d, 2), schedules
--- (per case, 60), shard
+-- (per case; by default 30 for each initial order of the tasks), shard
 -- (K/N: every N-th case from the K-th), pairs ("inval+read,truncate+write": those pairs only), toward
 -- ("truncate_pagecache,zap_pte_range": kernel functions a change touched, whose points direct the campaign), case
 -- and schedule (replay one case under one schedule), runs (how many times to replay it).

@@ -374,7 +374,9 @@ end
 -- The schedules of case c, in opts.workers guests at once, until one is refused or opts.schedules have run: each
 -- initial order of the tasks (traced: which gives k, the steps of a run, and the points each task passes), one
 -- preemption at every step while n k is at most opts.exhaustive (120) and else at the first step of each point and
--- then at its repeats, then PCT of depth opts.depth (2); opts.schedules (60) in all.
+-- then at its repeats, then PCT of depth opts.depth (2); opts.schedules in all, by default 30 for each initial order
+-- (60 for two tasks, 180 for three): a third task multiplies the orders, and a cut at 60 left each order of a case
+-- of three only its first few points.
 local function concurrent(t, c, r, seqs, opts, counters)
   local workers = opts.workers or 2
   local vms = {}
@@ -421,12 +423,12 @@ local function concurrent(t, c, r, seqs, opts, counters)
         end
       end
       -- The first steps take at most two thirds of the budget, the repeats half of what is left, PCT the rest.
-      local budget = (opts.schedules or 60) - #list
+      local budget = (opts.schedules or 30 * #bases) - #list
       local firsts = math.min(#rest, math.max(budget - math.min(#again, budget // 3), 0))
       for i = #rest, firsts + 1, -1 do rest[i] = nil end
       for i = 1, math.min(#again, (budget - firsts + 1) // 2) do rest[#rest + 1] = again[i] end
     end
-    local budget = (opts.schedules or 60) - #list
+    local budget = (opts.schedules or 30 * #bases) - #list
     for _ = #rest + 1, budget do rest[#rest + 1] = M.pct(r, n, k, opts.depth or 2) end
     f = in_parallel(t, batches(rest, opts.batch or 8), workers, go)
   end
