@@ -231,20 +231,20 @@ for i = 0, 999 do
     end
   end
 end
-local changes, same = 0, 0
+local altered, same = 0, 0
 for i = 0, 1999 do
   local _, cx = args(1, i)
   for _, tk in ipairs(cx.tasks) do
     local id, prot = tk.prims[1]:match("^mprotect M(%d+) %d+ %d+ (%S+)$")
     for _, m in ipairs(id and cx.procs[tk.proc].maps or {}) do
       if m.id == tonumber(id) then
-        if prot == (m.rw and "rw" or "r") then same = same + 1 else changes = changes + 1 end
+        if prot == (m.rw and "rw" or "r") then same = same + 1 else altered = altered + 1 end
       end
     end
   end
 end
-ok(changes > 0 and same == 0, ("generate: each mprotect changes its mapping's protection (%d of %d)"):format(
-  changes, changes + same))
+ok(altered > 0 and same == 0, ("generate: each mprotect changes its mapping's protection (%d of %d)"):format(
+  altered, altered + same))
 ok(fresh > 0 and faulted > 0 and fresh >= faulted,
   ("generate: private stores into pages their process never faulted (%d) and into faulted ones (%d)"):format(
   fresh, faulted))

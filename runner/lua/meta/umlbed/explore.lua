@@ -69,8 +69,7 @@ function explore.orders_without_change(n, floor) end
 ---@return string[] schedules the schedules
 function explore.preemptions(n, k) end
 
----One preemption at the first step of each point (kind, lock, call site) of a run without change, and then at its
----repeats in rounds (each point's second step, then its third, ...).
+---One preemption at the first step of each point (kind, lock, call site) of a run without change; then its repeats.
 ---@param prios integer[] the run's initial priorities
 ---@param trace string|nil the run's trace, a step a line ("STEP TASK KIND WHAT SITE")
 ---@param toward? table<string,boolean> a change's functions: their points first
