@@ -406,6 +406,7 @@ local function concurrent(t, c, r, seqs, opts, counters)
   local f = in_parallel(t, list, workers, go)
   if not f then
     local rest = {}
+    local budget = (opts.schedules or 30 * #bases) - #list
     if n * k <= (opts.exhaustive or 120) then
       rest = M.preemptions(n, k)
     else
@@ -423,12 +424,10 @@ local function concurrent(t, c, r, seqs, opts, counters)
         end
       end
       -- The first steps take at most two thirds of the budget, the repeats half of what is left, PCT the rest.
-      local budget = (opts.schedules or 30 * #bases) - #list
       local firsts = math.min(#rest, math.max(budget - math.min(#again, budget // 3), 0))
       for i = #rest, firsts + 1, -1 do rest[i] = nil end
       for i = 1, math.min(#again, (budget - firsts + 1) // 2) do rest[#rest + 1] = again[i] end
     end
-    local budget = (opts.schedules or 30 * #bases) - #list
     for _ = #rest + 1, budget do rest[#rest + 1] = M.pct(r, n, k, opts.depth or 2) end
     f = in_parallel(t, batches(rest, opts.batch or 8), workers, go)
   end
