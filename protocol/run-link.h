@@ -41,6 +41,7 @@
  */
 #define UMB_LINK_KEYS(X)                        \
   X(CFG, kernel, UMB_LF_STR, 0, 0)              \
+  X(CFG, probe_kernel, UMB_LF_STR, 0, 0)        \
   X(CFG, agent, UMB_LF_STR, 0, 0)               \
   X(CFG, tmpbase, UMB_LF_STR, 0, 0)             \
   X(CFG, dir, UMB_LF_STR, 0, 0)                 \

@@ -84,6 +84,7 @@ static int take_coverage(umb_cli_args *a, const char *arg) {
 static const opt_def opt_defs[] = {
     STR("kernel", kernel),
     STR("variant", variant),
+    STR("probe-variant", probe_variant),
     STR("generation", generation),
     STR("agent", agent),
     STR("jobs", jobs),

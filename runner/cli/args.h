@@ -20,7 +20,7 @@ typedef struct umb_cli_args {
   int fuzz, list;
   const char *kernel, *variant, *agent, *generation, *filter, *coverage, *durations, *jobs;
   const char *timeout, *lua_memory, *mem, *shard, *seed, *steps, *runs;
-  const char *cmdline, *junit, *json, *subtest;
+  const char *cmdline, *junit, *json, *subtest, *probe_variant;
   int gdb, batch, time_travel, keep, unsafe_lua, fake_uml;
   char *breaks[UMB_BREAKS_MAX];
   int nbreaks;
@@ -33,7 +33,8 @@ typedef struct umb_cli_args {
   char *bdir;
   char **files;
   int nfiles;
-  char kpath[PATH_MAX], apath[PATH_MAX], kreal[PATH_MAX], areal[PATH_MAX], covreal[PATH_MAX];
+  char kpath[PATH_MAX], ppath[PATH_MAX], preal[PATH_MAX], apath[PATH_MAX], kreal[PATH_MAX], areal[PATH_MAX],
+      covreal[PATH_MAX];
   char release[128], vbuf[256];
 } umb_cli_args;
 

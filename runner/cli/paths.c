@@ -93,8 +93,8 @@ int umb_variant_info(const char *dir, char *gen, size_t gsize, char *base, size_
 }
 
 /* --generation GEN: the built kernel of variant NAME (or named NAME) whose variant.info says GEN; the generations
- * come from the build, not from this program. 0 with a->kpath set, or -1 after a message. */
-static int generation_kernel(umb_cli_args *a, const char *name) {
+ * come from the build, not from this program. 0 with out (PATH_MAX bytes) set, or -1 after a message. */
+static int generation_kernel(umb_cli_args *a, const char *name, char *out) {
   char kdir[PATH_MAX], gens[512] = "";
   if (umb_path(kdir, sizeof kdir, "%s/kernel", a->bdir)) return -1;
   DIR *d = opendir(kdir);
@@ -107,7 +107,7 @@ static int generation_kernel(umb_cli_args *a, const char *name) {
     if (!strstr(gens, gen) && strlen(gens) + strlen(gen) + 3 < sizeof gens)
       snprintf(gens + strlen(gens), sizeof gens - strlen(gens), "%s%s", gens[0] ? ", " : "", gen);
     if (!strcmp(gen, a->generation) && (!strcmp(base, name) || !strcmp(e->d_name, name)))
-      found = !umb_path(a->kpath, sizeof a->kpath, "%s/%s/obj/linux", kdir, e->d_name);
+      found = !umb_path(out, PATH_MAX, "%s/%s/obj/linux", kdir, e->d_name);
   }
   if (d) closedir(d);
   if (!found)
@@ -128,7 +128,7 @@ int umb_engine_paths(umb_cli_args *a) {
       return -1;
     }
     /* $UMLBED_KERNEL names one binary; --generation asks for the build's own. */
-    if (generation_kernel(a, variant ? variant : "full")) return -1;
+    if (generation_kernel(a, variant ? variant : "full", a->kpath)) return -1;
     kernel = a->kpath;
     variant = NULL;
   } else if (variant || kernel == NULL) {
@@ -140,6 +140,20 @@ int umb_engine_paths(umb_cli_args *a) {
   }
   a->kernel = kernel;
   a->variant = variant;
+  /* The probe kernel is a variant of the same build (and generation), never a path: a scenario that boots it
+   * gets one of the build's kernels, as with --variant. */
+  if (a->probe_variant) {
+    const char *p = a->probe_variant;
+    if (!*p || *p == '.' || strspn(p, UMB_VARIANT_CHARS) != strlen(p)) {
+      fprintf(stderr, "umlbed: --probe-variant wants a name such as full or full-6.12\n");
+      return -1;
+    }
+    if (a->generation ? generation_kernel(a, p, a->ppath)
+                      : umb_path(a->ppath, sizeof a->ppath, "%s/kernel/%s/obj/linux", a->bdir, p)) {
+      if (!a->generation) fprintf(stderr, "umlbed: the probe kernel's path is too long\n");
+      return -1;
+    }
+  }
   a->agent = a->agent ? a->agent : getenv("UMLBED_AGENT");
   if (a->agent == NULL) {
     if (umb_path(a->apath, sizeof a->apath, "%s/guest/umlbed-agent", a->bdir)) {

@@ -65,6 +65,8 @@ static const char **str_field(int key) {
   switch (key) {
     case UMB_LK_CFG_kernel:
       return &g->kernel;
+    case UMB_LK_CFG_probe_kernel:
+      return &g->probe_kernel;
     case UMB_LK_CFG_agent:
       return &g->agent;
     case UMB_LK_CFG_tmpbase:

@@ -250,6 +250,34 @@ static int plan_runs(umb_cli_args *a) {
   return planned;
 }
 
+/* --probe-variant: the kernel a scenario's t:vm{probe = true} boots, else the run's own. It must be of the run's
+ * generation, since probes read the points of the same code. */
+static int check_probe(umb_cli_args *a) {
+  char prel[128];
+  g.cfg.probe_kernel = g.cfg.kernel;
+  if (a->probe_variant == NULL) return 0;
+  if (access(a->ppath, X_OK)) {
+    fprintf(stderr, "umlbed: probe kernel %s: %s (build it: make kernel VARIANT=%s)\n", a->ppath, strerror(errno),
+            a->probe_variant);
+    return -1;
+  }
+  if (umb_release_load(lpj_cache, a->ppath, prel, sizeof prel)) {
+    if (kernel_release(a->ppath, prel, sizeof prel)) {
+      fprintf(stderr, "umlbed: probe kernel %s: not a UML kernel (its --version did not print a release)\n", a->ppath);
+      return -1;
+    }
+    umb_release_save(lpj_cache, a->ppath, prel);
+  }
+  size_t glen = strlen(g.generation);
+  if (strncmp(prel, g.generation, glen) || prel[glen] != '.') {
+    fprintf(stderr, "umlbed: probe kernel %s is Linux %s, not of the run's generation %s\n", a->ppath, prel,
+            g.generation);
+    return -1;
+  }
+  g.cfg.probe_kernel = realpath(a->ppath, a->preal) ? a->preal : a->ppath;
+  return 0;
+}
+
 /* The kernel, agent and coverage folder exist and are what they should be; the run configuration takes them. */
 static int check_engine(umb_cli_args *a) {
   if (access(a->kernel, X_OK)) {
@@ -298,7 +326,7 @@ static int check_engine(umb_cli_args *a) {
   if (a->release[glen] == '.') glen += 1 + strspn(a->release + glen + 1, "0123456789");
   snprintf(g.generation, sizeof g.generation, "%.*s", (int)glen, a->release);
   g.cfg.generation = g.generation;
-  return 0;
+  return check_probe(a);
 }
 
 /* The host side of the runs: caches, TMPDIR, the reaper, gdb. */

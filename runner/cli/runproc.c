@@ -409,6 +409,7 @@ int umb_runproc_config(umb_buf *b, const umb_host_config *hcfg, const char *file
 #define STR(k, v) rc |= umb_link_rec_str(b, UMB_LM_CFG, UMB_LK_CFG_##k, (v))
 #define NUM(k, v) rc |= umb_link_rec_num(b, UMB_LM_CFG, UMB_LK_CFG_##k, (double)(v))
   STR(kernel, c->kernel);
+  STR(probe_kernel, c->probe_kernel);
   STR(agent, c->agent);
   STR(tmpbase, c->tmpbase);
   STR(dir, dir);

@@ -422,8 +422,8 @@ static void on_vm_event(umb_vm *vm, umb_vm_event ev, void *data) {
   }
 }
 
-int umb_run_vm_spawn(umb_run *r, const char *mem, const char *cmdline, int time_travel, const umb_run_vm_ops *ops,
-                     void *user, umb_run_vm **out) {
+int umb_run_vm_spawn(umb_run *r, const char *mem, const char *cmdline, int time_travel, int probe,
+                     const umb_run_vm_ops *ops, void *user, umb_run_vm **out) {
   if (r->nlive == UMB_RUN_VMS_MAX) return -EMFILE;
   if (r->nvms == r->vms_cap) {
     int cap = r->vms_cap ? 2 * r->vms_cap : UMB_RUN_VMS_MAX;
@@ -438,6 +438,7 @@ int umb_run_vm_spawn(umb_run *r, const char *mem, const char *cmdline, int time_
   v->index = r->nvms;
   v->ops = ops;
   v->user = user;
+  v->kernel = probe && r->cfg->probe_kernel ? r->cfg->probe_kernel : r->cfg->kernel;
   int rc = umb_path(v->dir, sizeof v->dir, "%s/vm%d", r->dir, v->index);
   if (rc == 0) rc = umb_path(v->root, sizeof v->root, "%s", r->root);
   if (rc == 0) rc = umb_path(v->shared, sizeof v->shared, "%s/shared", r->root);
@@ -472,6 +473,8 @@ int umb_run_vm_spawn(umb_run *r, const char *mem, const char *cmdline, int time_
     free(v);
     return rc;
   }
+  /* The calibration learnt is the run's kernel's: another kernel calibrates its own. */
+  if (strcmp(v->kernel, r->cfg->kernel)) lpj = NULL;
   if (lpj && !strstr(extra, "lpj=")) {
     size_t len = strlen(extra);
     if (lpj->value)
@@ -480,7 +483,7 @@ int umb_run_vm_spawn(umb_run *r, const char *mem, const char *cmdline, int time_
       v->learn_lpj = !tt;
   }
   umb_vm_options o = {
-      .kernel = r->cfg->kernel,
+      .kernel = v->kernel,
       .root = r->root,
       .dir = v->dir,
       .umid = umid,

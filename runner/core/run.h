@@ -25,7 +25,10 @@ const char *umb_verdict_name(umb_verdict v);
 
 /* Settings shared by every run of one runner invocation. */
 typedef struct umb_config {
-  const char *kernel;  /* UML binary. */
+  const char *kernel; /* UML binary. */
+  /* The UML binary an instance booted with umb_run_vm_spawn's probe flag runs (a campaign's base kernel, whose
+   * points it reads): the kernel itself unless --probe-variant names another; NULL is the kernel too. */
+  const char *probe_kernel;
   const char *agent;   /* Guest agent binary, placed in each hostfs root. */
   const char *tmpbase; /* Where run folders are made ($TMPDIR or /tmp). */
   /* The run folder its supervisor made, locked and will remove or keep (runproc.c), or NULL: the run makes,
@@ -79,6 +82,7 @@ struct umb_run_vm {
   int gone;
   int flushing; /* --coverage: asked to power off at the end, so that its kernel writes its gcov data. */
   int released; /* Killed, gone with nothing on its console: its handles and CPU went back before the run's end. */
+  const char *kernel; /* The UML binary it runs: cfg->kernel, or cfg->probe_kernel for a probe instance. */
   umb_req flush_req;
   char dir[PATH_MAX];
   char root[PATH_MAX];   /* Hostfs root (shared by the run's vms). */
@@ -158,9 +162,10 @@ int umb_run_start(umb_run *r, uv_loop_t *loop, const umb_config *cfg, const umb_
 /* Arms the deadline (seconds; 0: none): when it passes the run ends with TIMEOUT. In a run process the supervisor
  * is told, and kills the process if the verdict does not come soon after (runlink.h). */
 void umb_run_set_timeout(umb_run *r, double seconds);
-/* Boots an instance for the run; its events go to ops. Returns 0 or a negative errno (nothing started). */
-int umb_run_vm_spawn(umb_run *r, const char *mem, const char *cmdline, int time_travel, const umb_run_vm_ops *ops,
-                     void *user, umb_run_vm **out);
+/* Boots an instance for the run, of cfg->probe_kernel when probe is set; its events go to ops. Returns 0 or a
+ * negative errno (nothing started). */
+int umb_run_vm_spawn(umb_run *r, const char *mem, const char *cmdline, int time_travel, int probe,
+                     const umb_run_vm_ops *ops, void *user, umb_run_vm **out);
 /* Kills an instance on purpose (a scenario's vm:kill(), or a vm it dropped): its death is then not a crash. Does
  * nothing once the instance is closed or while the run closes its instances itself. */
 void umb_run_vm_kill(umb_run_vm *v);

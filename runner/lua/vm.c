@@ -435,7 +435,7 @@ int umb_lua_boot(lua_State *L, int optidx) {
   umb_task *task = umb_lua_check_task_ctx(L);
   umb_scen *sc = task->sc;
   const char *mem = NULL, *cmdline = NULL;
-  int tt = 0;
+  int tt = 0, probe = 0;
   if (!lua_isnoneornil(L, optidx)) {
     luaL_checktype(L, optidx, LUA_TTABLE);
     /* A misspelt option would otherwise boot with its default and no word said. */
@@ -443,9 +443,9 @@ int umb_lua_boot(lua_State *L, int optidx) {
     while (lua_next(L, optidx)) {
       lua_pop(L, 1);
       const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
-      if (k == NULL || (strcmp(k, "mem") && strcmp(k, "cmdline") && strcmp(k, "time_travel")))
+      if (k == NULL || (strcmp(k, "mem") && strcmp(k, "cmdline") && strcmp(k, "time_travel") && strcmp(k, "probe")))
         return luaL_argerror(L, optidx,
-                             lua_pushfstring(L, "unknown boot option %s%s%s (known: mem, cmdline, time_travel)",
+                             lua_pushfstring(L, "unknown boot option %s%s%s (known: mem, cmdline, time_travel, probe)",
                                              k ? "'" : "a key of type ", k ? k : luaL_typename(L, -1), k ? "'" : ""));
     }
     lua_getfield(L, optidx, "mem");
@@ -460,12 +460,16 @@ int umb_lua_boot(lua_State *L, int optidx) {
     lua_getfield(L, optidx, "time_travel");
     tt = lua_toboolean(L, -1);
     lua_pop(L, 1);
+    /* The run's probe kernel (umlbed run --probe-variant), which the runner chose: a scenario names no binary. */
+    lua_getfield(L, optidx, "probe");
+    probe = lua_toboolean(L, -1);
+    lua_pop(L, 1);
     /* mem and cmdline stay on the stack so their strings live until the spawn. */
   }
   umb_run_vm *svm;
   umb_lvmstate *st = calloc(1, sizeof *st);
   if (st == NULL) return luaL_error(L, "out of memory");
-  int rc = umb_run_vm_spawn(&sc->run, mem, cmdline, tt, &lvm_ops, st, &svm);
+  int rc = umb_run_vm_spawn(&sc->run, mem, cmdline, tt, probe, &lvm_ops, st, &svm);
   if (rc) {
     free(st);
     return umb_lua_fail(L, rc, "cannot start UML");
@@ -502,11 +506,13 @@ static int vm_get(lua_State *L) {
   else if (!strcmp(k, "cpu"))
     lua_pushinteger(L, s->cpu);
   else if (!strcmp(k, "kernel"))
-    lua_pushstring(L, s->run->cfg->kernel);
+    lua_pushstring(L, s->kernel);
   else if (!strcmp(k, "agent"))
     lua_pushstring(L, s->run->cfg->agent);
   else if (!strcmp(k, "variant"))
-    lua_pushstring(L, s->run->cfg->variant); /* nil when NULL */
+    lua_pushstring(L, strcmp(s->kernel, s->run->cfg->kernel) ? NULL : s->run->cfg->variant); /* nil when NULL */
+  else if (!strcmp(k, "probe"))
+    lua_pushboolean(L, strcmp(s->kernel, s->run->cfg->kernel) != 0);
   else if (s->vm && !strcmp(k, "pagesize"))
     lua_pushinteger(L, umb_vm_pagesize(s->vm));
   else if (s->vm && !strcmp(k, "release"))

@@ -247,6 +247,36 @@ check "--generation 7.2 --variant gpl-only: none built: says so, naming the vari
   grep -q 'no built kernel of variant gpl-only in that generation' "$T/err"
 rm -rf "$TMPDIR"/umlbed-*
 
+# The probe kernel: --probe-variant names a second variant of the build (of the run's generation), which
+# t:vm{probe = true} boots beside the run's own; without it, such a boot runs the run's kernel. A copy of the kernel,
+# so that its path is another one.
+mkdir -p "$T/g/kernel/base/obj"
+cp "$KERNEL" "$T/g/kernel/base/obj/linux"
+printf 'generation 7.1\nbase base\n' >"$T/g/kernel/base/variant.info"
+probe_run() {
+  EXPECT_KERNEL=$1 EXPECT_PROBE=$2 EXPECT_VARIANT=$3 "$T/g/runner/umlbed" run --json "$T/probe.json" "${@:4}" \
+    "$SCEN/uml-probe.lua" >"$T/out" 2>"$T/err"
+  rc=$?
+  J=$T/probe.json
+}
+one=$(realpath "$KERNEL") base=$(realpath "$T/g/kernel/base/obj/linux")
+probe_run "$one" "$base" one --variant one --probe-variant base
+check "--probe-variant base: t:vm{probe = true} boots it beside the run's kernel" verdict_is "a probe kernel beside the run's" ok
+[ "$rc" = 0 ] || { diag "$T/out"; diag "$T/err"; }
+probe_run "$one" "$base" one --generation 7.1 --probe-variant base
+check "--generation 7.1 --probe-variant base: the same, by generation" verdict_is "a probe kernel beside the run's" ok
+[ "$rc" = 0 ] || { diag "$T/out"; diag "$T/err"; }
+probe_run "$one" "$one" one --variant one
+check "no --probe-variant: t:vm{probe = true} boots the run's own kernel" verdict_is "a probe kernel beside the run's" ok
+[ "$rc" = 0 ] || { diag "$T/out"; diag "$T/err"; }
+for bad in ../one nosuch; do
+  "$T/g/runner/umlbed" run --variant one --probe-variant "$bad" "$SCEN/uml-probe.lua" >"$T/out" 2>"$T/err"
+  rc=$?
+  check "--probe-variant $bad: a usage error naming it (exit $rc)" \
+    eval '[ "$rc" = 2 ] && grep -q "probe" "$T/err"'
+done
+rm -rf "$TMPDIR"/umlbed-*
+
 # The delay-loop calibration: learnt from the first boot into the cache, then passed as lpj= (the kernel says it
 # skipped calibrating); a time-travel boot teaches nothing, and a command line with its own lpj= is left alone.
 printf '%s\n' 'return { name = "boot", run = function(t) assert(t:vm()) end }' >"$T/boot.lua"

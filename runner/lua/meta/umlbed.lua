@@ -22,6 +22,7 @@
 ---@field mem? string guest memory, 32M to 64G (default --mem, else 64M)
 ---@field cmdline? string extra kernel command line, split at blanks, after --cmdline: only the allowed options (docs/lua-vm.md)
 ---@field time_travel? boolean boot with time-travel=inf-cpu (default --time-travel)
+---@field probe? boolean boot the run's probe kernel (umlbed run --probe-variant), else the run's own
 
 ---The table of vm:invalidate and proc:invalidate.
 ---@class umlbed.invalidate_args
@@ -108,6 +109,7 @@ function umlbed.findings(text) end
 ---@field kernel string absolute host path of the UML binary
 ---@field agent string absolute host path of the guest agent (umlbed-explore is beside it)
 ---@field variant? string the kernel variant ("full", "gpl-only", ...), nil when unknown
+---@field probe boolean whether it runs a probe kernel other than the run's (boot option probe)
 ---@field boot_ms number milliseconds from spawn to the agent's ready event
 local vm = {}
 
