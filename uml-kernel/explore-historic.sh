@@ -6,7 +6,8 @@
 # explored by `umlbed explore` (scenarios/explore.lua: generated cases, the kernel's automatic points, PCT and
 # bounded preemption, the sequential orders as the oracle) from seed 1 for at most S seconds (default 600),
 # directed toward the functions whose source the variant changes (uml-kernel/changed-functions.sh: where the change
-# is, as a reviewer's campaign is told, never where its race is or which operations meet there). Each
+# is, as a reviewer's campaign is told, never where its race is or which operations meet there), its probes run on
+# the fixed kernel (--probe-variant full: a change may remove the very point that shows a case passes it). Each
 # variant is one TAP result: found within the budget, with the time to find it, its case, its schedule, and its
 # replay command, which then runs N times (default 10) and must find it every time, and once on the fixed kernel
 # (full), where it must find nothing. Last, per generation, the same campaign on the fixed kernel, directed toward
@@ -122,7 +123,7 @@ for g in "${gens[@]}"; do
 		toward=$("$top/uml-kernel/changed-functions.sh" "$v" "full$suffix" | paste -sd, -) || toward=''
 		all_toward+=${toward:+,$toward}
 		echo "# $g $v: toward ${toward:-nothing (the change is in no function): undirected}"
-		explore --variant "$v" --seconds "$seconds" ${toward:+--toward "$toward"}
+		explore --variant "$v" --probe-variant "full$suffix" --seconds "$seconds" ${toward:+--toward "$toward"}
 		if ! find_it "$v"; then
 			tail -n 30 "$scratch/out" | diag
 			ok 1 "$g $v: the explorer finds it within $seconds s"

@@ -23,8 +23,9 @@
   "the case's sequential orders. A campaign takes the cases of seed S (default 1) from case --first (0): --cases\n" \
   "of them, or as many as --seconds allow; --shard K/N takes every N-th case from the K-th; --pairs only the\n"     \
   "pairs of operations named; --toward directs it at a change: every other case it runs is one whose tasks pass\n"  \
-  "a point in (or at the edge of) the kernel functions named, found by running the cases ahead briefly\n"           \
-  "(uml-kernel/changed-functions.sh names a variant's changed functions). A finding fails the run and prints\n"     \
+  "a point in (or at the edge of) the kernel functions named, found by running the cases ahead briefly on\n"        \
+  "the base kernel --probe-variant names (default: the kernel under test; uml-kernel/changed-functions.sh\n"        \
+  "names a variant's changed functions). A finding fails the run and prints\n"                                      \
   "its case, schedule, replay command and the interleaving. The second form replays case N of seed S under\n"       \
   "SCHEDULE (\"-\": its sequential orders only), R times (default 1), each of which must find it again.\n"          \
   "Run options (--variant, --generation, --kernel, --json, -j, ...) are those of umlbed run; without --timeout,\n"  \

@@ -44,10 +44,12 @@ local function tried(vm, what)
   end
 end
 
-local function boot(t, opts)
-  local vm = assert(t:vm(opts.vm or { mem = "256M" }))
+local function boot(t, opts, probe)
+  local o = { probe = probe }
+  for k, v in pairs(opts.vm or { mem = "256M" }) do o[k] = v end
+  local vm = assert(t:vm(o))
   -- The replay command names the kernel's variant, when the runner knows it.
-  opts.variant = opts.variant or vm.variant
+  if not vm.probe then opts.variant = opts.variant or vm.variant end
   assert(install(vm))
   return vm
 end
@@ -319,8 +321,9 @@ local function finding(t, f, opts)
     "replay: " .. replay,
     f.why,
   }
-  if f.schedule and opts.trace_findings ~= false then
-    -- The trace of the same schedule, in a fresh guest: what each task passed, and in which order.
+  if f.schedule and f.schedule ~= "-" and opts.trace_findings ~= false then
+    -- The trace of the same schedule, in a fresh guest: what each task passed, and in which order. A finding in a
+    -- sequential order ("-") has no schedule to trace.
     local vm <close> = boot(t, opts)
     local st = run(vm, { "-s", f.schedule }, f.c, { trace = true, guest_timeout = opts.guest_timeout })
     lines[#lines + 1] = M.interleaving(st and st.trace)
@@ -436,11 +439,13 @@ local function concurrent(t, c, r, seqs, opts, counters)
 end
 
 -- Whether case c's tasks pass a point toward the change (opts.toward) in a run without change, each initial order
--- once, traced. The probes of a campaign share a guest (held.vm), as the schedules of a case do: each run sets its
+-- once, traced, on the run's probe kernel: the base kernel (umlbed run --probe-variant), whose points in the changed
+-- functions a change may have removed (a lock taken no more), else the kernel under test. The probes of a campaign
+-- share a guest (held.vm), as the schedules of a case do: each run sets its
 -- case up afresh in a folder of its own, and a boot would cost about as much as the probe. A case whose runs do not
 -- all come back is taken as toward (its full run reports why), and its guest is not used again.
 local function probe(t, c, opts, held)
-  held.vm = held.vm or boot(t, opts)
+  held.vm = held.vm or boot(t, opts, true)
   local modes = {}
   for i, o in ipairs(M.orders_without_change(#c.tasks, opts.depth or 2)) do
     modes[i] = { "-s", o.s }
