@@ -2,6 +2,7 @@
 /* main.c: umlbed-explore, the guest side of the explorer: sets up a case, runs its tasks under a schedule, prints the state. */
 #include "xp.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -447,6 +448,13 @@ int main(int argc, char **argv) {
     }
   }
   if (nruns == 0) xp_die("at least one -s SCHEDULE or -o ORDER (64 at most)");
+  /* A schedule is priorities and changes: one that is not fails here, before a case's processes exist that its
+   * run would leave waiting. */
+  for (int r = 0; r < nruns; r++) {
+    const char *a = args[r];
+    if (modes[r][0] == 's' && (!isdigit((unsigned char)a[0]) || strspn(a, "0123456789,/:") != strlen(a)))
+      xp_die("bad schedule '%s': PRIO,PRIO.../STEP:PRIO,...", args[r]);
+  }
   if (!dir[0]) snprintf(dir, sizeof dir, "/xp-%d", (int)getpid());
   if (strlen(dir) > 64) xp_die("-d DIR: at most 64 bytes");
   xp_ps = (size_t)sysconf(_SC_PAGESIZE);

@@ -248,6 +248,38 @@ ok(altered > 0 and same == 0, ("generate: each mprotect changes its mapping's pr
 ok(fresh > 0 and faulted > 0 and fresh >= faulted,
   ("generate: private stores into pages their process never faulted (%d) and into faulted ones (%d)"):format(
   fresh, faulted))
+-- A move of a mapping to just below another of its process's, where the file has room for that one after the moved
+-- one's pages: about half the time it maps those next file pages with the same flags, so that vma_merge() may join
+-- them, and the set-up maps it so.
+local mergeable, apart = 0, 0
+for i = 0, 2999 do
+  local _, cx = args(1, i)
+  for _, tk in ipairs(cx.tasks) do
+    local id, to = tk.prims[1]:match("^mremap M(%d+) %d+ (%d+)$")
+    local maps = id and cx.procs[tk.proc].maps or {}
+    local m
+    for _, a in ipairs(maps) do
+      if a.id == tonumber(id) then m = a end
+    end
+    for _, o in ipairs(m and maps or {}) do
+      if o ~= m and o.addr > 0 and o.addr - m.pages * cx.pagesize == tonumber(to)
+        and m.off + m.pages + o.pages <= cx.pages then
+        local line = ("do P0 map M%d %d %d %d %s %s"):format(o.id, o.off, o.pages, o.addr,
+          o.shared and "shared" or "private", o.rw and "rw" or "r")
+        local set_up = false
+        for _, l in ipairs(cx.setup) do set_up = set_up or l == line end
+        if set_up and o.off == m.off + m.pages and o.shared == m.shared and o.rw == m.rw then
+          mergeable = mergeable + 1
+        else
+          apart = apart + 1
+        end
+      end
+    end
+  end
+end
+ok(mergeable > 0 and apart > 0 and mergeable * 3 >= mergeable + apart,
+  ("generate: moves next to a mapping of the next file pages with the same flags (%d) and next to others (%d)"):format(
+  mergeable, apart))
 
 -- the schedules
 local r = xcase.rng(5)
