@@ -317,7 +317,7 @@ local function finding(t, f, opts)
     ("explore: %s after %d case(s) and %d schedule(s), %d s%s"):format(f.kind, f.cases, f.schedules, f.seconds,
       f.toward_note or ""),
     "case: " .. xcase.describe(f.c),
-    "schedule: " .. tostring(f.schedule),
+    "schedule: " .. (f.schedule or "- (a sequential order alone)"),
     "replay: " .. replay,
     f.why,
   }
